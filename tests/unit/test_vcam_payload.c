@@ -1,0 +1,196 @@
+/* Payloads as uvcvideo reads them: headers, FID/EOF/ERR, packet sizes,
+ * and the bulk payload ends (short transfer, full size, or a ZLP). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/usb/video.h>
+
+#include "payload.h"
+
+static uint8_t frame[100000];
+
+static void fill_frame(size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		frame[i] = (uint8_t)(i * 7 + 3);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+START_TEST(iso_packets_carry_a_frame_then_headers)
+{
+	struct vcam_payload p;
+	uint8_t pkt[3072], got[100000];
+	size_t len = 10000, pos = 0;
+	fill_frame(len);
+	vcam_payload_reset(&p, 3072);
+	vcam_payload_start_frame(&p, frame, len, 1000000000ull, false);
+	unsigned packets = 0;
+	while (p.in_frame) {
+		size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), 2000000000ull);
+		ck_assert_uint_ge(n, VCAM_PAYLOAD_HEADER);
+		ck_assert_uint_le(n, sizeof(pkt));
+		ck_assert_uint_eq(pkt[0], VCAM_PAYLOAD_HEADER);
+		ck_assert(pkt[1] & UVC_STREAM_EOH);
+		ck_assert(pkt[1] & UVC_STREAM_FID);
+		ck_assert(pkt[1] & UVC_STREAM_PTS);
+		ck_assert(pkt[1] & UVC_STREAM_SCR);
+		ck_assert(!(pkt[1] & UVC_STREAM_ERR));
+		ck_assert_uint_eq(get32(pkt + 2), vcam_payload_clock(1000000000ull));
+		ck_assert_uint_eq(get32(pkt + 6), vcam_payload_clock(2000000000ull));
+		bool last = pos + n - VCAM_PAYLOAD_HEADER == len;
+		ck_assert_uint_eq(!!(pkt[1] & UVC_STREAM_EOF), last);
+		memcpy(got + pos, pkt + VCAM_PAYLOAD_HEADER, n - VCAM_PAYLOAD_HEADER);
+		pos += n - VCAM_PAYLOAD_HEADER;
+		packets++;
+	}
+	ck_assert_uint_eq(pos, len);
+	ck_assert_mem_eq(got, frame, len);
+	ck_assert_uint_eq(packets, (len + 3059) / 3060);
+	ck_assert_uint_eq(p.frames_done, 1);
+
+	/* between frames: header only, same FID, no EOF */
+	size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), 3000000000ull);
+	ck_assert_uint_eq(n, VCAM_PAYLOAD_HEADER);
+	ck_assert(pkt[1] & UVC_STREAM_FID);
+	ck_assert(!(pkt[1] & UVC_STREAM_EOF));
+
+	/* next frame toggles FID; an injected error shows with EOF only */
+	vcam_payload_start_frame(&p, frame, 5000, 0, true);
+	n = vcam_payload_iso_packet(&p, pkt, 1024, 0);
+	ck_assert_uint_eq(n, 1024);
+	ck_assert(!(pkt[1] & UVC_STREAM_FID));
+	ck_assert(!(pkt[1] & (UVC_STREAM_ERR | UVC_STREAM_EOF)));
+	while (p.in_frame)
+		n = vcam_payload_iso_packet(&p, pkt, 1024, 0);
+	ck_assert(pkt[1] & UVC_STREAM_EOF);
+	ck_assert(pkt[1] & UVC_STREAM_ERR);
+}
+END_TEST
+
+START_TEST(iso_packet_smaller_than_header_is_empty)
+{
+	struct vcam_payload p;
+	uint8_t pkt[16];
+	fill_frame(100);
+	vcam_payload_reset(&p, 3072);
+	vcam_payload_start_frame(&p, frame, 100, 0, false);
+	ck_assert_uint_eq(vcam_payload_iso_packet(&p, pkt, 11, 0), 0);
+	ck_assert(p.in_frame);
+}
+END_TEST
+
+/* Reads one bulk payload from successive URBs as uvcvideo does: it ends at a
+ * short URB or when max_payload bytes arrived. */
+static size_t read_bulk_payload(struct vcam_payload *p, size_t urb, uint8_t *hdr, uint8_t *data)
+{
+	uint8_t buf[20000];
+	size_t total = 0, data_len = 0;
+	for (;;) {
+		long n = vcam_payload_bulk_urb(p, buf, urb, 0);
+		ck_assert_int_ge(n, 0);
+		if (total == 0) {
+			ck_assert_int_ge(n, VCAM_PAYLOAD_HEADER);
+			memcpy(hdr, buf, VCAM_PAYLOAD_HEADER);
+			memcpy(data, buf + VCAM_PAYLOAD_HEADER, (size_t)n - VCAM_PAYLOAD_HEADER);
+			data_len = (size_t)n - VCAM_PAYLOAD_HEADER;
+		} else {
+			memcpy(data + data_len, buf, (size_t)n);
+			data_len += (size_t)n;
+		}
+		total += (size_t)n;
+		if ((size_t)n < urb || total >= p->max_payload)
+			return data_len;
+	}
+}
+
+START_TEST(bulk_whole_frame_payload)
+{
+	struct vcam_payload p;
+	uint8_t hdr[12], data[100000];
+	size_t len = 50000;
+	fill_frame(len);
+	vcam_payload_reset(&p, len + VCAM_PAYLOAD_HEADER);
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	size_t got = read_bulk_payload(&p, 16384, hdr, data);
+	ck_assert_uint_eq(got, len);
+	ck_assert_mem_eq(data, frame, len);
+	ck_assert(hdr[1] & UVC_STREAM_EOF);
+	ck_assert(!p.in_frame);
+	uint8_t buf[16];
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), -1);
+}
+END_TEST
+
+START_TEST(bulk_payload_ending_on_a_full_urb_gets_a_zlp)
+{
+	struct vcam_payload p;
+	uint8_t hdr[12], data[100000];
+	size_t len = 2 * 16384 - VCAM_PAYLOAD_HEADER; /* header + data = two full URBs */
+	fill_frame(len);
+	vcam_payload_reset(&p, 200000); /* a larger maximum, as for MJPEG */
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	uint8_t buf[16384];
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 16384);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 16384);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 0);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), -1);
+	(void)hdr;
+	(void)data;
+}
+END_TEST
+
+START_TEST(bulk_frame_split_over_payloads)
+{
+	struct vcam_payload p;
+	uint8_t hdr[12], data[100000], all[100000];
+	size_t len = 30000, pos = 0;
+	fill_frame(len);
+	vcam_payload_reset(&p, 8192);
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	unsigned payloads = 0;
+	while (p.in_frame) {
+		size_t n = read_bulk_payload(&p, 4096, hdr, data);
+		memcpy(all + pos, data, n);
+		pos += n;
+		payloads++;
+		ck_assert(hdr[1] & UVC_STREAM_FID);
+		ck_assert_uint_eq(!!(hdr[1] & UVC_STREAM_EOF), pos == len);
+	}
+	ck_assert_uint_eq(pos, len);
+	ck_assert_mem_eq(all, frame, len);
+	ck_assert_uint_eq(payloads, (len + 8179) / 8180);
+}
+END_TEST
+
+START_TEST(clock_counts_at_48_mhz)
+{
+	ck_assert_uint_eq(vcam_payload_clock(0), 0);
+	ck_assert_uint_eq(vcam_payload_clock(1000), 48);
+	ck_assert_uint_eq(vcam_payload_clock(1000000000ull), 48000000u);
+	/* wraps at 32 bits */
+	ck_assert_uint_eq(vcam_payload_clock(100000000000ull), (uint32_t)4800000000ull);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vcam-payload");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, iso_packets_carry_a_frame_then_headers);
+	tcase_add_test(tc, iso_packet_smaller_than_header_is_empty);
+	tcase_add_test(tc, bulk_whole_frame_payload);
+	tcase_add_test(tc, bulk_payload_ending_on_a_full_urb_gets_a_zlp);
+	tcase_add_test(tc, bulk_frame_split_over_payloads);
+	tcase_add_test(tc, clock_counts_at_48_mhz);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

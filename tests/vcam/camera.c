@@ -1,0 +1,766 @@
+/* The camera's USB behaviour. Requests follow USB 2.0 chapter 9 and UVC 1.5
+ * chapter 4; streaming follows the payload rules in payload.c. */
+#include "camera.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/usb/ch9.h>
+#include <linux/usb/video.h>
+
+#include "controls.h"
+#include "descriptors.h"
+#include "frames.h"
+#include "payload.h"
+#include "probe.h"
+
+/* UVC bRequestErrorCode values (UVC 1.5 table 4-7). */
+enum {
+	ERR_NONE = 0x00,
+	ERR_WRONG_STATE = 0x02,
+	ERR_OUT_OF_RANGE = 0x04,
+	ERR_INVALID_UNIT = 0x05,
+	ERR_INVALID_CONTROL = 0x06,
+	ERR_INVALID_REQUEST = 0x07,
+};
+
+#define STATUS_QUEUE 16
+#define CONTROL_TICK_NS 100000000ull /* automatic controls move every 100 ms */
+
+struct urb {
+	struct usbip_header h;
+	struct usbip_iso_desc *iso;
+	struct urb *next;
+};
+
+struct urb_queue {
+	struct urb *head, **tail;
+};
+
+struct vcam_camera {
+	struct vcam_camera_config cfg;
+	const struct vcam_profile *profile;
+	struct vcam_identity identity;
+	struct vcam_controls *controls;
+	uint8_t request_error;
+
+	uint8_t configuration;
+	uint8_t streaming_alt;
+	bool video_halted;
+
+	size_t probe_size;
+	struct vcam_probe probe, commit;
+	bool committed;
+
+	/* streaming */
+	bool streaming;
+	struct vcam_frames *frames;
+	enum vcam_pixel frames_pixel;
+	unsigned frames_width, frames_height;
+	unsigned picture_generation;
+	struct vcam_payload payload;
+	uint32_t packet_room; /* isochronous bytes per packet */
+	uint64_t stream_start_ns, interval_ns, next_index;
+	uint32_t sequence_base, sequence;
+
+	struct urb_queue video_urbs, status_urbs;
+	uint8_t status_packets[STATUS_QUEUE][VCAM_STATUS_PACKET];
+	uint8_t status_lengths[STATUS_QUEUE];
+	unsigned status_head, status_count;
+	uint64_t next_tick_ns;
+
+	uint8_t *scratch;
+	size_t scratch_size;
+
+	struct vcam_camera_stats stats;
+};
+
+#define LOG(...) fprintf(stderr, "vcam: " __VA_ARGS__)
+
+static void queue_init(struct urb_queue *q)
+{
+	q->head = NULL;
+	q->tail = &q->head;
+}
+
+static void queue_push(struct urb_queue *q, struct urb *u)
+{
+	u->next = NULL;
+	*q->tail = u;
+	q->tail = &u->next;
+}
+
+static struct urb *queue_pop(struct urb_queue *q)
+{
+	struct urb *u = q->head;
+	if (u) {
+		q->head = u->next;
+		if (!q->head)
+			q->tail = &q->head;
+	}
+	return u;
+}
+
+static struct urb *queue_remove(struct urb_queue *q, uint32_t seqnum)
+{
+	for (struct urb **pp = &q->head; *pp; pp = &(*pp)->next) {
+		struct urb *u = *pp;
+		if (u->h.seqnum == seqnum) {
+			*pp = u->next;
+			if (!*pp)
+				q->tail = pp;
+			return u;
+		}
+	}
+	return NULL;
+}
+
+static void urb_free(struct urb *u)
+{
+	if (u) {
+		free(u->iso);
+		free(u);
+	}
+}
+
+static void queue_clear(struct urb_queue *q)
+{
+	struct urb *u;
+	while ((u = queue_pop(q)))
+		urb_free(u);
+}
+
+static uint8_t *scratch(struct vcam_camera *cam, size_t size)
+{
+	if (size > cam->scratch_size) {
+		uint8_t *b = realloc(cam->scratch, size);
+		if (!b)
+			return NULL;
+		cam->scratch = b;
+		cam->scratch_size = size;
+	}
+	return cam->scratch;
+}
+
+static int reply(struct vcam_camera *cam, const struct usbip_header *h, int32_t status,
+		 const uint8_t *data, size_t length, const struct usbip_iso_desc *iso,
+		 unsigned packets)
+{
+	uint8_t header[USBIP_HEADER_SIZE];
+	/* An OUT transfer reports what it consumed; its data does not travel back. */
+	int32_t actual = (int32_t)length;
+	if (h->direction == USBIP_DIR_OUT && status == 0)
+		actual = h->length;
+	usbip_encode_ret_submit(header, h->seqnum, status, actual, 0, (int32_t)packets, 0);
+	cam->stats.urbs++;
+	return cam->cfg.send(cam->cfg.ctx, header, data, length, iso, packets);
+}
+
+static int stall(struct vcam_camera *cam, const struct usbip_header *h, uint8_t error)
+{
+	cam->request_error = error;
+	return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
+}
+
+static int reply_in(struct vcam_camera *cam, const struct usbip_header *h, const uint8_t *data,
+		    size_t length)
+{
+	if (length > (size_t)h->length)
+		length = (size_t)h->length;
+	return reply(cam, h, 0, data, length, NULL, 0);
+}
+
+/* ---- controls and the status endpoint ---- */
+
+static void controls_changed(void *ctx, const char *name, long value)
+{
+	(void)ctx;
+	LOG("control %s = %ld\n", name, value);
+}
+
+static void controls_reset(struct vcam_camera *cam)
+{
+	vcam_controls_free(cam->controls);
+	cam->controls = vcam_controls_new(cam->profile->bcd_uvc);
+	if (cam->controls)
+		vcam_controls_set_logger(cam->controls, controls_changed, cam);
+	cam->request_error = ERR_NONE;
+}
+
+static int send_status(struct vcam_camera *cam)
+{
+	while (cam->status_count && cam->status_urbs.head) {
+		struct urb *u = queue_pop(&cam->status_urbs);
+		unsigned i = cam->status_head;
+		int err = reply_in(cam, &u->h, cam->status_packets[i], cam->status_lengths[i]);
+		urb_free(u);
+		cam->status_head = (i + 1) % STATUS_QUEUE;
+		cam->status_count--;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void queue_status_event(struct vcam_camera *cam, const struct vcam_control_event *e)
+{
+	static const uint8_t originator[] = {
+		[VCAM_ENTITY_INTERFACE] = 0,
+		[VCAM_ENTITY_CAMERA] = VCAM_ID_CAMERA,
+		[VCAM_ENTITY_PROCESSING] = VCAM_ID_PROCESSING,
+		[VCAM_ENTITY_EXTENSION] = VCAM_ID_EXTENSION,
+	};
+	if (cam->status_count == STATUS_QUEUE)
+		return; /* nobody listens: the oldest news is enough */
+	unsigned i = (cam->status_head + cam->status_count) % STATUS_QUEUE;
+	uint8_t *pkt = cam->status_packets[i];
+	unsigned len = e->length > VCAM_STATUS_PACKET - 5 ? VCAM_STATUS_PACKET - 5 : e->length;
+	pkt[0] = 0x01; /* bStatusType: VideoControl interface */
+	pkt[1] = originator[e->entity];
+	pkt[2] = 0x00; /* bEvent: control change */
+	pkt[3] = e->selector;
+	pkt[4] = e->attribute;
+	memcpy(pkt + 5, e->value, len);
+	cam->status_lengths[i] = (uint8_t)(5 + len);
+	cam->status_count++;
+}
+
+/* ---- streaming ---- */
+
+static void stop_streaming(struct vcam_camera *cam, const char *why)
+{
+	if (!cam->streaming)
+		return;
+	cam->streaming = false;
+	LOG("stream stopped (%s): %" PRIu64 " frames sent, %" PRIu64 " dropped\n", why,
+	    cam->stats.frames_sent, cam->stats.frames_dropped);
+}
+
+static const struct vcam_probe *active_probe(const struct vcam_camera *cam)
+{
+	return cam->committed ? &cam->commit : &cam->probe;
+}
+
+static int prepare_frames(struct vcam_camera *cam, const struct vcam_format *fmt,
+			  const struct vcam_frame_size *f)
+{
+	int brightness = vcam_controls_brightness(cam->controls);
+	if (cam->frames && cam->frames_pixel == fmt->pixel && cam->frames_width == f->width &&
+	    cam->frames_height == f->height)
+		return 0;
+	vcam_frames_free(cam->frames);
+	cam->frames = vcam_frames_new(fmt->pixel, f->width, f->height, brightness);
+	if (!cam->frames)
+		return -errno;
+	if (fmt->pixel == VCAM_PIXEL_H264) {
+		int err = cam->cfg.h264_file ? vcam_frames_set_h264_file(cam->frames, cam->cfg.h264_file)
+					     : -ENOENT;
+		if (err) {
+			vcam_frames_free(cam->frames);
+			cam->frames = NULL;
+			return err;
+		}
+	}
+	cam->frames_pixel = fmt->pixel;
+	cam->frames_width = f->width;
+	cam->frames_height = f->height;
+	cam->picture_generation = vcam_controls_picture_generation(cam->controls);
+	return 0;
+}
+
+static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
+{
+	const struct vcam_probe *p = active_probe(cam);
+	const struct vcam_format *fmt = vcam_probe_format(cam->profile, p);
+	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
+	int err = prepare_frames(cam, fmt, f);
+	if (err) {
+		LOG("cannot make frames for format %u frame %u: %s\n", p->format_index,
+		    p->frame_index, strerror(-err));
+		return;
+	}
+	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);
+	cam->streaming = true;
+	cam->stream_start_ns = now_ns;
+	cam->interval_ns = (uint64_t)p->interval * 100;
+	cam->next_index = 0;
+	cam->sequence_base = cam->sequence;
+	cam->stats.frames_sent = cam->stats.frames_dropped = 0;
+	LOG("stream started: format %u frame %u (%ux%u) interval %u00 ns, payload %u bytes%s\n",
+	    p->format_index, p->frame_index, f->width, f->height, p->interval,
+	    p->max_payload_transfer_size, cam->cfg.unpaced ? ", unpaced" : "");
+}
+
+/* The frame the sensor has ready by now, if the last one is out. */
+static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
+{
+	uint64_t index = cam->next_index;
+	if (!cam->cfg.unpaced) {
+		if (now_ns < cam->stream_start_ns + index * cam->interval_ns)
+			return false;
+		/* A camera whose host falls behind drops frames: send the newest. */
+		uint64_t due = (now_ns - cam->stream_start_ns) / cam->interval_ns;
+		if (due > index) {
+			cam->stats.frames_dropped += due - index;
+			index = due;
+		}
+	}
+	unsigned generation = vcam_controls_picture_generation(cam->controls);
+	if (generation != cam->picture_generation) {
+		vcam_frames_set_brightness(cam->frames, vcam_controls_brightness(cam->controls));
+		cam->picture_generation = generation;
+	}
+	uint64_t capture_ns = cam->cfg.unpaced ? now_ns : cam->stream_start_ns + index * cam->interval_ns;
+	uint32_t sequence = cam->sequence_base + (uint32_t)index;
+	size_t len;
+	const uint8_t *frame = vcam_frames_get(cam->frames, sequence, capture_ns, &len);
+	if (!frame)
+		return false;
+	bool error = cam->cfg.error_every && sequence % cam->cfg.error_every == cam->cfg.error_every - 1;
+	vcam_payload_start_frame(&cam->payload, frame, len, capture_ns, error);
+	cam->next_index = index + 1;
+	cam->sequence = sequence + 1;
+	cam->stats.frames_sent++;
+	return true;
+}
+
+static int complete_iso(struct vcam_camera *cam, struct urb *u, uint64_t now_ns)
+{
+	unsigned n = (unsigned)u->h.packets;
+	uint8_t *buf = scratch(cam, (size_t)u->h.length);
+	if (!buf && u->h.length)
+		return -ENOMEM;
+	size_t pos = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct usbip_iso_desc *d = &u->iso[i];
+		size_t room = d->length < cam->packet_room ? d->length : cam->packet_room;
+		if (pos + room > (size_t)u->h.length)
+			room = (size_t)u->h.length - pos;
+		if (!cam->payload.in_frame)
+			next_frame(cam, now_ns);
+		size_t got = vcam_payload_iso_packet(&cam->payload, buf + pos, room, now_ns);
+		d->actual_length = (uint32_t)got;
+		d->status = 0;
+		pos += got;
+	}
+	return reply(cam, &u->h, 0, buf, pos, u->iso, n);
+}
+
+/* Sends every video URB that has data to carry by now. */
+static int serve_video(struct vcam_camera *cam, uint64_t now_ns)
+{
+	while (cam->streaming && cam->video_urbs.head) {
+		struct urb *u = cam->video_urbs.head;
+		if (!cam->payload.in_frame && !cam->payload.zlp_owed && !next_frame(cam, now_ns))
+			return 0; /* wait for the sensor */
+		queue_pop(&cam->video_urbs);
+		int err;
+		if (cam->profile->transfer == VCAM_ISOCHRONOUS) {
+			err = complete_iso(cam, u, now_ns);
+		} else {
+			uint8_t *buf = scratch(cam, (size_t)u->h.length);
+			long got = buf ? vcam_payload_bulk_urb(&cam->payload, buf, (size_t)u->h.length, now_ns)
+				       : -1;
+			err = reply(cam, &u->h, 0, buf, got > 0 ? (size_t)got : 0, NULL, 0);
+		}
+		urb_free(u);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- endpoint 0 ---- */
+
+static int get_descriptor(struct vcam_camera *cam, const struct usbip_header *h, unsigned type,
+			  unsigned index)
+{
+	uint8_t buf[4096];
+	ssize_t n;
+	switch (type) {
+	case USB_DT_DEVICE:
+		n = vcam_device_descriptor(cam->profile, buf, sizeof(buf));
+		break;
+	case USB_DT_CONFIG:
+		n = index == 0 ? vcam_config_descriptor(&cam->identity, buf, sizeof(buf)) : -EINVAL;
+		break;
+	case USB_DT_STRING:
+		n = vcam_string_descriptor(&cam->identity, (uint8_t)index, buf, sizeof(buf));
+		break;
+	case USB_DT_DEVICE_QUALIFIER:
+		n = vcam_qualifier_descriptor(cam->profile, buf, sizeof(buf));
+		break;
+	case USB_DT_BOS:
+		n = vcam_bos_descriptor(cam->profile, buf, sizeof(buf));
+		break;
+	default:
+		n = -EINVAL;
+		break;
+	}
+	if (n < 0)
+		return stall(cam, h, ERR_INVALID_REQUEST);
+	return reply_in(cam, h, buf, (size_t)n);
+}
+
+static void set_configuration(struct vcam_camera *cam, uint8_t value)
+{
+	if (cam->configuration != value)
+		LOG("configuration %u\n", value);
+	cam->configuration = value;
+	cam->streaming_alt = 0;
+	cam->video_halted = false;
+	stop_streaming(cam, "configuration changed");
+}
+
+static int set_interface(struct vcam_camera *cam, const struct usbip_header *h, unsigned intf,
+			 unsigned alt, uint64_t now_ns)
+{
+	bool iso = cam->profile->transfer == VCAM_ISOCHRONOUS;
+	if (cam->configuration == 0)
+		return stall(cam, h, ERR_WRONG_STATE);
+	if (intf == VCAM_IF_CONTROL && alt == 0)
+		return reply(cam, h, 0, NULL, 0, NULL, 0);
+	if (intf != VCAM_IF_STREAMING || alt > (iso ? cam->profile->n_alts : 0))
+		return stall(cam, h, ERR_INVALID_REQUEST);
+	cam->streaming_alt = (uint8_t)alt;
+	stop_streaming(cam, "alternate setting changed");
+	if (alt > 0) {
+		cam->packet_room = vcam_alt_bytes(&cam->profile->alts[alt - 1]);
+		LOG("alternate setting %u: %u bytes per interval\n", alt, cam->packet_room);
+		start_streaming(cam, now_ns);
+	} else if (!iso && cam->committed) {
+		cam->committed = false;
+	}
+	return reply(cam, h, 0, NULL, 0, NULL, 0);
+}
+
+static int standard_request(struct vcam_camera *cam, const struct usbip_header *h,
+			    const struct usb_ctrlrequest *r, uint64_t now_ns)
+{
+	unsigned value = r->wValue, index = r->wIndex;
+	unsigned recipient = r->bRequestType & USB_RECIP_MASK;
+	uint8_t two[2] = { 0, 0 };
+
+	switch (r->bRequest) {
+	case USB_REQ_GET_DESCRIPTOR:
+		return get_descriptor(cam, h, value >> 8, value & 0xff);
+	case USB_REQ_GET_STATUS:
+		if (recipient == USB_RECIP_ENDPOINT && (index & 0x7f) == (VCAM_EP_VIDEO & 0x7f))
+			two[0] = cam->video_halted;
+		return reply_in(cam, h, two, 2);
+	case USB_REQ_SET_ADDRESS:
+	case USB_REQ_SET_FEATURE:
+	case USB_REQ_SET_SEL:
+	case USB_REQ_SET_ISOCH_DELAY:
+		return reply(cam, h, 0, NULL, 0, NULL, 0);
+	case USB_REQ_CLEAR_FEATURE:
+		/* Hosts stop a bulk camera with CLEAR_FEATURE(ENDPOINT_HALT). */
+		if (recipient == USB_RECIP_ENDPOINT && value == USB_ENDPOINT_HALT &&
+		    index == VCAM_EP_VIDEO && cam->profile->transfer == VCAM_BULK) {
+			stop_streaming(cam, "endpoint halt cleared");
+			cam->committed = false;
+		}
+		return reply(cam, h, 0, NULL, 0, NULL, 0);
+	case USB_REQ_GET_CONFIGURATION:
+		return reply_in(cam, h, &cam->configuration, 1);
+	case USB_REQ_SET_CONFIGURATION:
+		if (value > 1)
+			return stall(cam, h, ERR_INVALID_REQUEST);
+		set_configuration(cam, (uint8_t)value);
+		return reply(cam, h, 0, NULL, 0, NULL, 0);
+	case USB_REQ_GET_INTERFACE:
+		if (cam->configuration == 0 || index > VCAM_IF_STREAMING)
+			return stall(cam, h, ERR_WRONG_STATE);
+		two[0] = index == VCAM_IF_STREAMING ? cam->streaming_alt : 0;
+		return reply_in(cam, h, two, 1);
+	case USB_REQ_SET_INTERFACE:
+		return set_interface(cam, h, index, value, now_ns);
+	default:
+		return stall(cam, h, ERR_INVALID_REQUEST);
+	}
+}
+
+static int streaming_request(struct vcam_camera *cam, const struct usbip_header *h,
+			     const struct usb_ctrlrequest *r, const uint8_t *out, uint64_t now_ns)
+{
+	unsigned selector = r->wValue >> 8;
+	uint8_t buf[64];
+	struct vcam_probe p;
+	bool is_probe = selector == UVC_VS_PROBE_CONTROL;
+
+	if (r->wIndex >> 8 != 0 || (selector != UVC_VS_PROBE_CONTROL && selector != UVC_VS_COMMIT_CONTROL))
+		return stall(cam, h, ERR_INVALID_CONTROL);
+	switch (r->bRequest) {
+	case UVC_SET_CUR: {
+		if (r->wLength != cam->probe_size)
+			return stall(cam, h, ERR_INVALID_REQUEST);
+		struct vcam_probe asked;
+		vcam_probe_decode(out, cam->probe_size, &asked);
+		if (vcam_probe_negotiate(cam->profile, &asked, &p) < 0)
+			return stall(cam, h, ERR_OUT_OF_RANGE);
+		if (is_probe) {
+			cam->probe = p;
+		} else {
+			if (cam->streaming && cam->profile->transfer == VCAM_ISOCHRONOUS)
+				return stall(cam, h, ERR_WRONG_STATE);
+			stop_streaming(cam, "new commit");
+			cam->commit = p;
+			cam->committed = true;
+			cam->probe = p;
+			LOG("commit: format %u frame %u interval %u\n", p.format_index, p.frame_index,
+			    p.interval);
+			/* Bulk cameras start sending once the host commits. */
+			if (cam->profile->transfer == VCAM_BULK)
+				start_streaming(cam, now_ns);
+		}
+		cam->request_error = ERR_NONE;
+		int err = reply(cam, h, 0, NULL, 0, NULL, 0);
+		return err ? err : serve_video(cam, now_ns);
+	}
+	case UVC_GET_CUR:
+		p = is_probe ? cam->probe : *active_probe(cam);
+		break;
+	case UVC_GET_MIN:
+		vcam_probe_min(cam->profile, &cam->probe, &p);
+		break;
+	case UVC_GET_MAX:
+		vcam_probe_max(cam->profile, &cam->probe, &p);
+		break;
+	case UVC_GET_DEF:
+		vcam_probe_default(cam->profile, &p);
+		break;
+	case UVC_GET_LEN:
+		buf[0] = (uint8_t)cam->probe_size;
+		buf[1] = 0;
+		cam->request_error = ERR_NONE;
+		return reply_in(cam, h, buf, 2);
+	case UVC_GET_INFO:
+		buf[0] = 0x03; /* GET and SET supported */
+		cam->request_error = ERR_NONE;
+		return reply_in(cam, h, buf, 1);
+	default:
+		return stall(cam, h, ERR_INVALID_REQUEST);
+	}
+	if (!is_probe && r->bRequest != UVC_GET_CUR)
+		return stall(cam, h, ERR_INVALID_REQUEST); /* commit has CUR only */
+	vcam_probe_encode(&p, buf, cam->probe_size);
+	cam->request_error = ERR_NONE;
+	return reply_in(cam, h, buf, cam->probe_size);
+}
+
+static int control_request(struct vcam_camera *cam, const struct usbip_header *h,
+			   const struct usb_ctrlrequest *r, uint8_t *data)
+{
+	unsigned entity = r->wIndex >> 8;
+	unsigned selector = r->wValue >> 8;
+	enum vcam_entity e;
+
+	switch (entity) {
+	case 0:
+		if (selector == UVC_VC_REQUEST_ERROR_CODE_CONTROL && r->bRequest == UVC_GET_CUR) {
+			uint8_t code = cam->request_error;
+			cam->request_error = ERR_NONE;
+			return reply_in(cam, h, &code, 1);
+		}
+		e = VCAM_ENTITY_INTERFACE;
+		break;
+	case VCAM_ID_CAMERA:
+		e = VCAM_ENTITY_CAMERA;
+		break;
+	case VCAM_ID_PROCESSING:
+		e = VCAM_ENTITY_PROCESSING;
+		break;
+	case VCAM_ID_EXTENSION:
+		e = VCAM_ENTITY_EXTENSION;
+		break;
+	default:
+		return stall(cam, h, ERR_INVALID_UNIT);
+	}
+	int n = vcam_controls_request(cam->controls, e, r->bRequest, (uint8_t)selector, data,
+				      r->wLength);
+	if (n < 0)
+		return stall(cam, h, vcam_controls_error_code(cam->controls));
+	cam->request_error = ERR_NONE;
+	if (r->bRequestType & USB_DIR_IN)
+		return reply_in(cam, h, data, (size_t)n);
+	return reply(cam, h, 0, NULL, 0, NULL, 0);
+}
+
+static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, const uint8_t *out,
+		     uint64_t now_ns)
+{
+	struct usb_ctrlrequest r;
+	uint8_t data[512];
+
+	r.bRequestType = h->setup[0];
+	r.bRequest = h->setup[1];
+	r.wValue = (uint16_t)(h->setup[2] | h->setup[3] << 8);
+	r.wIndex = (uint16_t)(h->setup[4] | h->setup[5] << 8);
+	r.wLength = (uint16_t)(h->setup[6] | h->setup[7] << 8);
+
+	if ((r.bRequestType & USB_TYPE_MASK) == USB_TYPE_STANDARD)
+		return standard_request(cam, h, &r, now_ns);
+	if ((r.bRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS ||
+	    (r.bRequestType & USB_RECIP_MASK) != USB_RECIP_INTERFACE || r.wLength > sizeof(data) ||
+	    (size_t)h->length < r.wLength)
+		return stall(cam, h, ERR_INVALID_REQUEST);
+
+	memset(data, 0, sizeof(data));
+	if (!(r.bRequestType & USB_DIR_IN))
+		memcpy(data, out, r.wLength);
+	switch (r.wIndex & 0xff) {
+	case VCAM_IF_CONTROL:
+		return control_request(cam, h, &r, data);
+	case VCAM_IF_STREAMING:
+		return streaming_request(cam, h, &r, data, now_ns);
+	default:
+		return stall(cam, h, ERR_INVALID_REQUEST);
+	}
+}
+
+/* ---- USB/IP commands ---- */
+
+static int unlink_urb(struct vcam_camera *cam, const struct usbip_header *h)
+{
+	struct urb *u = queue_remove(&cam->video_urbs, h->unlink_seqnum);
+	if (!u)
+		u = queue_remove(&cam->status_urbs, h->unlink_seqnum);
+	uint8_t header[USBIP_HEADER_SIZE];
+	/* -ECONNRESET: unlinked before completion; 0: it had completed already. */
+	usbip_encode_ret_unlink(header, h->seqnum, u ? -ECONNRESET : 0);
+	urb_free(u);
+	return cam->cfg.send(cam->cfg.ctx, header, NULL, 0, NULL, 0);
+}
+
+int vcam_camera_command(struct vcam_camera *cam, const struct usbip_header *h,
+			const uint8_t *out_data, const struct usbip_iso_desc *iso, uint64_t now_ns)
+{
+	if (!cam->controls)
+		return -ENOMEM;
+	if (h->command == USBIP_CMD_UNLINK)
+		return unlink_urb(cam, h);
+	if (h->ep == 0)
+		return endpoint0(cam, h, out_data, now_ns);
+
+	bool video = h->ep == (VCAM_EP_VIDEO & 0x7f) && h->direction == USBIP_DIR_IN;
+	bool status = h->ep == (VCAM_EP_STATUS & 0x7f) && h->direction == USBIP_DIR_IN;
+	bool iso_ep = cam->profile->transfer == VCAM_ISOCHRONOUS;
+	if (!video && !status)
+		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
+	if (video && (iso_ep != (h->packets > 0)))
+		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
+
+	struct urb *u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->h = *h;
+	if (h->packets > 0) {
+		u->iso = malloc(sizeof(*u->iso) * (size_t)h->packets);
+		if (!u->iso) {
+			free(u);
+			return -ENOMEM;
+		}
+		memcpy(u->iso, iso, sizeof(*u->iso) * (size_t)h->packets);
+	}
+	if (status) {
+		queue_push(&cam->status_urbs, u);
+		return send_status(cam);
+	}
+	queue_push(&cam->video_urbs, u);
+	return serve_video(cam, now_ns);
+}
+
+uint64_t vcam_camera_deadline(const struct vcam_camera *cam)
+{
+	uint64_t t = cam->next_tick_ns;
+	if (cam->streaming && cam->video_urbs.head && !cam->payload.in_frame && !cam->cfg.unpaced) {
+		uint64_t due = cam->stream_start_ns + cam->next_index * cam->interval_ns;
+		if (due < t)
+			t = due;
+	}
+	return t;
+}
+
+int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns)
+{
+	if (now_ns >= cam->next_tick_ns) {
+		struct vcam_control_event events[8];
+		size_t n = vcam_controls_tick(cam->controls, now_ns, events, 8);
+		for (size_t i = 0; i < n; i++)
+			queue_status_event(cam, &events[i]);
+		cam->next_tick_ns = now_ns + CONTROL_TICK_NS;
+		int err = send_status(cam);
+		if (err)
+			return err;
+	}
+	return serve_video(cam, now_ns);
+}
+
+static void power_on_state(struct vcam_camera *cam)
+{
+	cam->configuration = 0;
+	cam->streaming_alt = 0;
+	cam->video_halted = false;
+	cam->committed = false;
+	vcam_probe_default(cam->profile, &cam->probe);
+	cam->commit = cam->probe;
+	cam->status_count = 0;
+	cam->next_tick_ns = 0;
+}
+
+void vcam_camera_unplugged(struct vcam_camera *cam)
+{
+	stop_streaming(cam, "unplugged");
+	queue_clear(&cam->video_urbs);
+	queue_clear(&cam->status_urbs);
+	controls_reset(cam);
+	power_on_state(cam);
+}
+
+struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg)
+{
+	struct vcam_camera *cam = calloc(1, sizeof(*cam));
+	if (!cam)
+		return NULL;
+	cam->cfg = *cfg;
+	cam->profile = cfg->profile;
+	cam->probe_size = vcam_probe_size(cam->profile->bcd_uvc);
+	queue_init(&cam->video_urbs);
+	queue_init(&cam->status_urbs);
+	controls_reset(cam);
+	if (!cam->controls) {
+		free(cam);
+		return NULL;
+	}
+	cam->identity = (struct vcam_identity){
+		.profile = cam->profile,
+		.serial = cfg->serial,
+		.ct_controls = vcam_controls_bitmap(cam->controls, VCAM_ENTITY_CAMERA),
+		.pu_controls = vcam_controls_bitmap(cam->controls, VCAM_ENTITY_PROCESSING),
+		.xu_controls = vcam_controls_bitmap(cam->controls, VCAM_ENTITY_EXTENSION),
+		.xu_count = (uint8_t)vcam_controls_xu_count(cam->controls),
+		.xu_guid = vcam_xu_guid,
+	};
+	power_on_state(cam);
+	return cam;
+}
+
+void vcam_camera_free(struct vcam_camera *cam)
+{
+	if (!cam)
+		return;
+	queue_clear(&cam->video_urbs);
+	queue_clear(&cam->status_urbs);
+	vcam_controls_free(cam->controls);
+	vcam_frames_free(cam->frames);
+	free(cam->scratch);
+	free(cam);
+}
+
+void vcam_camera_stats(const struct vcam_camera *cam, struct vcam_camera_stats *out)
+{
+	*out = cam->stats;
+}

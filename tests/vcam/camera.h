@@ -1,0 +1,54 @@
+/* The virtual camera as a USB device: standard and UVC class requests on
+ * endpoint 0, the status interrupt endpoint and the video endpoint.
+ * It knows nothing of sockets: USB/IP commands come in decoded, replies go
+ * out through a callback, and time is passed in, so tests can drive it. */
+#ifndef VCAM_CAMERA_H
+#define VCAM_CAMERA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "usbip.h"
+
+struct vcam_camera;
+
+struct vcam_camera_config {
+	const struct vcam_profile *profile;
+	const char *serial;
+	bool unpaced;          /* frames as fast as the host takes them */
+	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
+	const char *h264_file; /* Annex-B stream for frame-based H.264 */
+	/* Sends one reply: a 48-byte header, IN data, isochronous descriptors. */
+	int (*send)(void *ctx, const uint8_t *header, const uint8_t *data, size_t length,
+		    const struct usbip_iso_desc *iso, unsigned packets);
+	void *ctx;
+};
+
+struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg);
+void vcam_camera_free(struct vcam_camera *cam);
+
+/* One command from the host with its OUT data and isochronous descriptors.
+ * Returns 0, or a negative errno when the reply could not be sent. */
+int vcam_camera_command(struct vcam_camera *cam, const struct usbip_header *h,
+			const uint8_t *out_data, const struct usbip_iso_desc *iso,
+			uint64_t now_ns);
+
+/* When the camera next has something to do by itself (CLOCK_MONOTONIC ns). */
+uint64_t vcam_camera_deadline(const struct vcam_camera *cam);
+
+/* Does what is due by now: frames, automatic control changes. */
+int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns);
+
+/* The cable was pulled: pending URBs are gone and, as with any camera that
+ * loses power, every setting is back to its power-on value. */
+void vcam_camera_unplugged(struct vcam_camera *cam);
+
+/* Counters for the log line at exit. */
+struct vcam_camera_stats {
+	uint64_t frames_sent, frames_dropped, urbs;
+};
+void vcam_camera_stats(const struct vcam_camera *cam, struct vcam_camera_stats *out);
+
+#endif

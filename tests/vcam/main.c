@@ -1,0 +1,386 @@
+/* uvcuse-vcam: a UVC camera on a vhci-hcd port, served over USB/IP.
+ * One thread, one poll loop: the USB/IP socket, a timer for frames and
+ * automatic controls, and a signalfd for SIGTERM/SIGINT (leave), SIGUSR1
+ * (unplug) and SIGUSR2 (plug back in). */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "camera.h"
+#include "descriptors.h"
+#include "usbip.h"
+
+struct vcam {
+	struct vcam_camera *cam;
+	const struct vcam_profile *profile;
+	const char *serial;
+	uint32_t devid;
+	int sock, port;
+	uint8_t *out_buf;
+	size_t out_size;
+	struct usbip_iso_desc *iso;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int read_full(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int send_reply(void *ctx, const uint8_t *header, const uint8_t *data, size_t length,
+		      const struct usbip_iso_desc *iso, unsigned packets)
+{
+	struct vcam *v = ctx;
+	uint8_t descs[USBIP_ISO_DESC_SIZE * 64];
+	struct iovec iov[2 + (USBIP_MAX_ISO_PACKETS + 63) / 64];
+	int n = 0;
+
+	iov[n++] = (struct iovec){ (void *)header, USBIP_HEADER_SIZE };
+	if (length)
+		iov[n++] = (struct iovec){ (void *)data, length };
+	/* Iso descriptors are few (32 per URB in practice): encode in batches. */
+	unsigned done = 0;
+	struct msghdr msg = { 0 };
+	uint8_t *big = NULL;
+	if (packets > 64) {
+		big = malloc((size_t)packets * USBIP_ISO_DESC_SIZE);
+		if (!big)
+			return -ENOMEM;
+	}
+	uint8_t *dst = big ? big : descs;
+	for (; done < packets; done++)
+		usbip_encode_iso(dst + done * USBIP_ISO_DESC_SIZE, &iso[done]);
+	if (packets)
+		iov[n++] = (struct iovec){ dst, (size_t)packets * USBIP_ISO_DESC_SIZE };
+	msg.msg_iov = iov;
+	msg.msg_iovlen = (size_t)n;
+
+	int err = 0;
+	while (msg.msg_iovlen) {
+		ssize_t w = sendmsg(v->sock, &msg, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = -errno;
+			break;
+		}
+		while (msg.msg_iovlen && (size_t)w >= msg.msg_iov[0].iov_len) {
+			w -= (ssize_t)msg.msg_iov[0].iov_len;
+			msg.msg_iov++;
+			msg.msg_iovlen--;
+		}
+		if (msg.msg_iovlen) {
+			msg.msg_iov[0].iov_base = (uint8_t *)msg.msg_iov[0].iov_base + w;
+			msg.msg_iov[0].iov_len -= (size_t)w;
+		}
+	}
+	free(big);
+	return err;
+}
+
+/* Reads and handles one USB/IP command. */
+static int handle_command(struct vcam *v)
+{
+	uint8_t raw[USBIP_HEADER_SIZE];
+	struct usbip_header h;
+	int err = read_full(v->sock, raw, sizeof(raw));
+	if (err)
+		return err;
+	if (usbip_decode_command(raw, &h) < 0) {
+		fprintf(stderr, "vcam: malformed USB/IP command %u, dropping the connection\n",
+			h.command);
+		return -EPROTO;
+	}
+	size_t out_len = 0;
+	if (h.command == USBIP_CMD_SUBMIT && h.direction == USBIP_DIR_OUT)
+		out_len = (size_t)h.length;
+	if (out_len > v->out_size) {
+		uint8_t *b = realloc(v->out_buf, out_len);
+		if (!b)
+			return -ENOMEM;
+		v->out_buf = b;
+		v->out_size = out_len;
+	}
+	if (out_len && (err = read_full(v->sock, v->out_buf, out_len)))
+		return err;
+	if (h.command == USBIP_CMD_SUBMIT && h.packets > 0) {
+		uint8_t buf[USBIP_ISO_DESC_SIZE];
+		for (int i = 0; i < h.packets; i++) {
+			if ((err = read_full(v->sock, buf, sizeof(buf))))
+				return err;
+			usbip_decode_iso(buf, &v->iso[i]);
+		}
+	}
+	return vcam_camera_command(v->cam, &h, v->out_buf, v->iso, now_ns());
+}
+
+static int plug(struct vcam *v)
+{
+	int err = usbip_attach(v->profile->speed == VCAM_SUPER_SPEED, v->devid, &v->sock, &v->port);
+	if (err == -ENODEV)
+		fprintf(stderr, "vcam: vhci-hcd is not loaded (%s missing): modprobe vhci-hcd\n",
+			VHCI_SYSFS "/attach");
+	else if (err)
+		fprintf(stderr, "vcam: cannot attach to vhci-hcd: %s\n", strerror(-err));
+	else
+		fprintf(stderr, "vcam: attached to vhci-hcd port %d (profile %s, serial %s)\n", v->port,
+			v->profile->name, v->serial);
+	/* Big socket buffers: fewer wakeups for isochronous traffic. */
+	if (!err) {
+		int size = 4 << 20;
+		setsockopt(v->sock, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+		setsockopt(v->sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	}
+	return err;
+}
+
+static void unplug(struct vcam *v, const char *why)
+{
+	if (v->sock < 0)
+		return;
+	int err = usbip_detach(v->port);
+	if (err && err != -EINVAL)
+		fprintf(stderr, "vcam: detach port %d: %s\n", v->port, strerror(-err));
+	close(v->sock);
+	v->sock = -1;
+	vcam_camera_unplugged(v->cam);
+	fprintf(stderr, "vcam: unplugged from port %d (%s)\n", v->port, why);
+}
+
+static void arm_timer(int tfd, uint64_t at_ns)
+{
+	struct itimerspec its = { 0 };
+	if (at_ns == UINT64_MAX)
+		at_ns = now_ns() + 1000000000u;
+	if (at_ns == 0)
+		at_ns = 1;
+	its.it_value.tv_sec = (time_t)(at_ns / 1000000000u);
+	its.it_value.tv_nsec = (long)(at_ns % 1000000000u);
+	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: uvcuse-vcam [OPTIONS]\n"
+		"A virtual UVC camera attached to vhci-hcd through USB/IP (load vhci-hcd first).\n"
+		"\n"
+		"  -p, --profile NAME     camera profile (default: default; see --list-profiles)\n"
+		"  -s, --serial S         USB serial number (default: VCAM0001); tells cameras apart\n"
+		"  -u, --unpaced          send frames as fast as the host takes them\n"
+		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
+		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
+		"  -l, --list-profiles    list the profiles and exit\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"Signals: SIGTERM/SIGINT detach and exit, SIGUSR1 unplugs, SIGUSR2 plugs back in.\n");
+}
+
+static void list_profiles(void)
+{
+	for (size_t i = 0; i < vcam_profile_count; i++) {
+		const struct vcam_profile *p = &vcam_profiles[i];
+		printf("%-8s %s\n", p->name, p->summary);
+		for (unsigned f = 0; f < p->n_formats; f++) {
+			const struct vcam_format *fmt = &p->formats[f];
+			static const char *names[] = { "YUYV", "NV12", "MJPEG", "H264" };
+			printf("         %-5s", names[fmt->pixel]);
+			for (unsigned s = 0; s < fmt->n_frames; s++) {
+				const struct vcam_frame_size *fs = &fmt->frames[s];
+				printf(" %ux%u@", fs->width, fs->height);
+				for (unsigned k = 0; k < fs->n_intervals; k++)
+					printf("%s%u", k ? "/" : "", 10000000u / fs->intervals[k]);
+			}
+			printf("\n");
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "serial", required_argument, NULL, 's' },
+		{ "unpaced", no_argument, NULL, 'u' },
+		{ "error-every", required_argument, NULL, 'e' },
+		{ "h264", required_argument, NULL, 'H' },
+		{ "list-profiles", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct vcam v = { .serial = "VCAM0001", .sock = -1 };
+	struct vcam_camera_config cfg = { 0 };
+	const char *profile = "default";
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:s:ue:lh", options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			profile = optarg;
+			break;
+		case 's':
+			v.serial = optarg;
+			break;
+		case 'u':
+			cfg.unpaced = true;
+			break;
+		case 'e': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1000000) {
+				fprintf(stderr, "uvcuse-vcam: --error-every needs a number from 1\n");
+				return 2;
+			}
+			cfg.error_every = (unsigned)n;
+			break;
+		}
+		case 'H':
+			cfg.h264_file = optarg;
+			break;
+		case 'l':
+			list_profiles();
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "uvcuse-vcam: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	v.profile = vcam_profile_find(profile);
+	if (!v.profile) {
+		fprintf(stderr, "uvcuse-vcam: unknown profile '%s' (see --list-profiles)\n", profile);
+		return 2;
+	}
+	if (strlen(v.serial) == 0 || strlen(v.serial) > 126) {
+		fprintf(stderr, "uvcuse-vcam: --serial must be 1 to 126 characters\n");
+		return 2;
+	}
+	v.iso = calloc(USBIP_MAX_ISO_PACKETS, sizeof(*v.iso));
+	cfg.profile = v.profile;
+	cfg.serial = v.serial;
+	cfg.send = send_reply;
+	cfg.ctx = &v;
+	v.cam = vcam_camera_new(&cfg);
+	if (!v.cam || !v.iso) {
+		fprintf(stderr, "uvcuse-vcam: out of memory\n");
+		return 1;
+	}
+	/* A device id of our own: bus 100 + process id, for vhci's bookkeeping. */
+	v.devid = (100u << 16) | ((uint32_t)getpid() & 0xffff);
+
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (sfd < 0 || tfd < 0) {
+		perror("uvcuse-vcam: signalfd/timerfd");
+		return 1;
+	}
+	if (plug(&v) < 0)
+		return 1;
+
+	int status = 0;
+	for (;;) {
+		arm_timer(tfd, v.sock >= 0 ? vcam_camera_deadline(v.cam) : UINT64_MAX);
+		struct pollfd fds[3] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = tfd, .events = POLLIN },
+			{ .fd = v.sock, .events = POLLIN },
+		};
+		if (poll(fds, v.sock >= 0 ? 3 : 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("uvcuse-vcam: poll");
+			status = 1;
+			break;
+		}
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGUSR1) {
+				unplug(&v, "SIGUSR1");
+			} else if (si.ssi_signo == SIGUSR2) {
+				if (v.sock < 0 && plug(&v) < 0) {
+					status = 1;
+					break;
+				}
+			} else {
+				unplug(&v, si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT");
+				break;
+			}
+		}
+		if (fds[1].revents & POLLIN) {
+			uint64_t ticks;
+			if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+				perror("uvcuse-vcam: timerfd");
+		}
+		if (v.sock >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+			int err = handle_command(&v);
+			if (err) {
+				fprintf(stderr, "vcam: connection to vhci-hcd lost (%s)\n", strerror(-err));
+				close(v.sock);
+				v.sock = -1;
+				vcam_camera_unplugged(v.cam);
+				status = 1;
+				break;
+			}
+		}
+		if (v.sock >= 0) {
+			int err = vcam_camera_run(v.cam, now_ns());
+			if (err) {
+				fprintf(stderr, "vcam: sending to vhci-hcd failed (%s)\n", strerror(-err));
+				unplug(&v, "send failure");
+				status = 1;
+				break;
+			}
+		}
+	}
+	struct vcam_camera_stats st;
+	vcam_camera_stats(v.cam, &st);
+	fprintf(stderr, "vcam: exit, %llu URBs served\n", (unsigned long long)st.urbs);
+	vcam_camera_free(v.cam);
+	free(v.out_buf);
+	free(v.iso);
+	return status;
+}
