@@ -17,16 +17,6 @@
 #include "payload.h"
 #include "probe.h"
 
-/* UVC bRequestErrorCode values (UVC 1.5 table 4-7). */
-enum {
-	ERR_NONE = 0x00,
-	ERR_WRONG_STATE = 0x02,
-	ERR_OUT_OF_RANGE = 0x04,
-	ERR_INVALID_UNIT = 0x05,
-	ERR_INVALID_CONTROL = 0x06,
-	ERR_INVALID_REQUEST = 0x07,
-};
-
 #define STATUS_QUEUE 16
 #define CONTROL_TICK_NS 100000000ull /* automatic controls move every 100 ms */
 
@@ -45,7 +35,6 @@ struct vcam_camera {
 	const struct vcam_profile *profile;
 	struct vcam_identity identity;
 	struct vcam_controls *controls;
-	uint8_t request_error;
 
 	uint8_t configuration;
 	uint8_t streaming_alt;
@@ -159,10 +148,16 @@ static int reply(struct vcam_camera *cam, const struct usbip_header *h, int32_t 
 	return cam->cfg.send(cam->cfg.ctx, header, data, length, iso, packets);
 }
 
+/* The controls keep VC_REQUEST_ERROR_CODE_CONTROL for every request. */
 static int stall(struct vcam_camera *cam, const struct usbip_header *h, uint8_t error)
 {
-	cam->request_error = error;
+	vcam_controls_reject(cam->controls, error);
 	return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
+}
+
+static void request_ok(struct vcam_camera *cam)
+{
+	vcam_controls_reject(cam->controls, VCAM_ERR_NONE);
 }
 
 static int reply_in(struct vcam_camera *cam, const struct usbip_header *h, const uint8_t *data,
@@ -175,10 +170,10 @@ static int reply_in(struct vcam_camera *cam, const struct usbip_header *h, const
 
 /* ---- controls and the status endpoint ---- */
 
-static void controls_changed(void *ctx, const char *name, long value)
+static void controls_changed(void *ctx, const char *line)
 {
 	(void)ctx;
-	LOG("control %s = %ld\n", name, value);
+	LOG("%s\n", line);
 }
 
 static void controls_reset(struct vcam_camera *cam)
@@ -186,8 +181,7 @@ static void controls_reset(struct vcam_camera *cam)
 	vcam_controls_free(cam->controls);
 	cam->controls = vcam_controls_new(cam->profile->bcd_uvc);
 	if (cam->controls)
-		vcam_controls_set_logger(cam->controls, controls_changed, cam);
-	cam->request_error = ERR_NONE;
+		vcam_controls_set_log(cam->controls, controls_changed, cam);
 }
 
 static int send_status(struct vcam_camera *cam)
@@ -401,7 +395,7 @@ static int get_descriptor(struct vcam_camera *cam, const struct usbip_header *h,
 		break;
 	}
 	if (n < 0)
-		return stall(cam, h, ERR_INVALID_REQUEST);
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	return reply_in(cam, h, buf, (size_t)n);
 }
 
@@ -420,11 +414,11 @@ static int set_interface(struct vcam_camera *cam, const struct usbip_header *h, 
 {
 	bool iso = cam->profile->transfer == VCAM_ISOCHRONOUS;
 	if (cam->configuration == 0)
-		return stall(cam, h, ERR_WRONG_STATE);
+		return stall(cam, h, VCAM_ERR_WRONG_STATE);
 	if (intf == VCAM_IF_CONTROL && alt == 0)
 		return reply(cam, h, 0, NULL, 0, NULL, 0);
 	if (intf != VCAM_IF_STREAMING || alt > (iso ? cam->profile->n_alts : 0))
-		return stall(cam, h, ERR_INVALID_REQUEST);
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	cam->streaming_alt = (uint8_t)alt;
 	stop_streaming(cam, "alternate setting changed");
 	if (alt > 0) {
@@ -468,18 +462,18 @@ static int standard_request(struct vcam_camera *cam, const struct usbip_header *
 		return reply_in(cam, h, &cam->configuration, 1);
 	case USB_REQ_SET_CONFIGURATION:
 		if (value > 1)
-			return stall(cam, h, ERR_INVALID_REQUEST);
+			return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 		set_configuration(cam, (uint8_t)value);
 		return reply(cam, h, 0, NULL, 0, NULL, 0);
 	case USB_REQ_GET_INTERFACE:
 		if (cam->configuration == 0 || index > VCAM_IF_STREAMING)
-			return stall(cam, h, ERR_WRONG_STATE);
+			return stall(cam, h, VCAM_ERR_WRONG_STATE);
 		two[0] = index == VCAM_IF_STREAMING ? cam->streaming_alt : 0;
 		return reply_in(cam, h, two, 1);
 	case USB_REQ_SET_INTERFACE:
 		return set_interface(cam, h, index, value, now_ns);
 	default:
-		return stall(cam, h, ERR_INVALID_REQUEST);
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	}
 }
 
@@ -492,20 +486,20 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 	bool is_probe = selector == UVC_VS_PROBE_CONTROL;
 
 	if (r->wIndex >> 8 != 0 || (selector != UVC_VS_PROBE_CONTROL && selector != UVC_VS_COMMIT_CONTROL))
-		return stall(cam, h, ERR_INVALID_CONTROL);
+		return stall(cam, h, VCAM_ERR_INVALID_CONTROL);
 	switch (r->bRequest) {
 	case UVC_SET_CUR: {
 		if (r->wLength != cam->probe_size)
-			return stall(cam, h, ERR_INVALID_REQUEST);
+			return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 		struct vcam_probe asked;
 		vcam_probe_decode(out, cam->probe_size, &asked);
 		if (vcam_probe_negotiate(cam->profile, &asked, &p) < 0)
-			return stall(cam, h, ERR_OUT_OF_RANGE);
+			return stall(cam, h, VCAM_ERR_OUT_OF_RANGE);
 		if (is_probe) {
 			cam->probe = p;
 		} else {
 			if (cam->streaming && cam->profile->transfer == VCAM_ISOCHRONOUS)
-				return stall(cam, h, ERR_WRONG_STATE);
+				return stall(cam, h, VCAM_ERR_WRONG_STATE);
 			stop_streaming(cam, "new commit");
 			cam->commit = p;
 			cam->committed = true;
@@ -516,7 +510,7 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 			if (cam->profile->transfer == VCAM_BULK)
 				start_streaming(cam, now_ns);
 		}
-		cam->request_error = ERR_NONE;
+		request_ok(cam);
 		int err = reply(cam, h, 0, NULL, 0, NULL, 0);
 		return err ? err : serve_video(cam, now_ns);
 	}
@@ -535,19 +529,19 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 	case UVC_GET_LEN:
 		buf[0] = (uint8_t)cam->probe_size;
 		buf[1] = 0;
-		cam->request_error = ERR_NONE;
+		request_ok(cam);
 		return reply_in(cam, h, buf, 2);
 	case UVC_GET_INFO:
 		buf[0] = 0x03; /* GET and SET supported */
-		cam->request_error = ERR_NONE;
+		request_ok(cam);
 		return reply_in(cam, h, buf, 1);
 	default:
-		return stall(cam, h, ERR_INVALID_REQUEST);
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	}
 	if (!is_probe && r->bRequest != UVC_GET_CUR)
-		return stall(cam, h, ERR_INVALID_REQUEST); /* commit has CUR only */
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST); /* commit has CUR only */
 	vcam_probe_encode(&p, buf, cam->probe_size);
-	cam->request_error = ERR_NONE;
+	request_ok(cam);
 	return reply_in(cam, h, buf, cam->probe_size);
 }
 
@@ -560,11 +554,6 @@ static int control_request(struct vcam_camera *cam, const struct usbip_header *h
 
 	switch (entity) {
 	case 0:
-		if (selector == UVC_VC_REQUEST_ERROR_CODE_CONTROL && r->bRequest == UVC_GET_CUR) {
-			uint8_t code = cam->request_error;
-			cam->request_error = ERR_NONE;
-			return reply_in(cam, h, &code, 1);
-		}
 		e = VCAM_ENTITY_INTERFACE;
 		break;
 	case VCAM_ID_CAMERA:
@@ -576,14 +565,15 @@ static int control_request(struct vcam_camera *cam, const struct usbip_header *h
 	case VCAM_ID_EXTENSION:
 		e = VCAM_ENTITY_EXTENSION;
 		break;
+	case VCAM_ID_OUTPUT:
+		return stall(cam, h, VCAM_ERR_INVALID_CONTROL);
 	default:
-		return stall(cam, h, ERR_INVALID_UNIT);
+		return stall(cam, h, VCAM_ERR_INVALID_UNIT);
 	}
 	int n = vcam_controls_request(cam->controls, e, r->bRequest, (uint8_t)selector, data,
 				      r->wLength);
 	if (n < 0)
-		return stall(cam, h, vcam_controls_error_code(cam->controls));
-	cam->request_error = ERR_NONE;
+		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
 	if (r->bRequestType & USB_DIR_IN)
 		return reply_in(cam, h, data, (size_t)n);
 	return reply(cam, h, 0, NULL, 0, NULL, 0);
@@ -606,7 +596,7 @@ static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, cons
 	if ((r.bRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS ||
 	    (r.bRequestType & USB_RECIP_MASK) != USB_RECIP_INTERFACE || r.wLength > sizeof(data) ||
 	    (size_t)h->length < r.wLength)
-		return stall(cam, h, ERR_INVALID_REQUEST);
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 
 	memset(data, 0, sizeof(data));
 	if (!(r.bRequestType & USB_DIR_IN))
@@ -617,7 +607,7 @@ static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, cons
 	case VCAM_IF_STREAMING:
 		return streaming_request(cam, h, &r, data, now_ns);
 	default:
-		return stall(cam, h, ERR_INVALID_REQUEST);
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	}
 }
 

@@ -4,11 +4,13 @@
  * (unplug) and SIGUSR2 (plug back in). */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -16,7 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/usb/video.h>
+
 #include "camera.h"
+#include "controls.h"
 #include "descriptors.h"
 #include "usbip.h"
 
@@ -142,6 +147,12 @@ static int handle_command(struct vcam *v)
 	return vcam_camera_command(v->cam, &h, v->out_buf, v->iso, now_ns());
 }
 
+static bool command_waiting(int sock)
+{
+	int queued = 0;
+	return ioctl(sock, FIONREAD, &queued) == 0 && queued >= USBIP_HEADER_SIZE;
+}
+
 static int plug(struct vcam *v)
 {
 	int err = usbip_attach(v->profile->speed == VCAM_SUPER_SPEED, v->devid, &v->sock, &v->port);
@@ -199,9 +210,95 @@ static void usage(FILE *f)
 		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
 		"  -l, --list-profiles    list the profiles and exit\n"
+		"  -d, --describe         print the formats, sizes, rates and V4L2 controls a host\n"
+		"                         must enumerate, and exit\n"
 		"  -h, --help             this help\n"
 		"\n"
 		"Signals: SIGTERM/SIGINT detach and exit, SIGUSR1 unplugs, SIGUSR2 plugs back in.\n");
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *pixel_fourcc(enum vcam_pixel pixel)
+{
+	static const char *fourcc[] = {
+		[VCAM_PIXEL_YUYV] = "YUYV",
+		[VCAM_PIXEL_NV12] = "NV12",
+		[VCAM_PIXEL_MJPEG] = "MJPG",
+		[VCAM_PIXEL_H264] = "H264",
+	};
+	return fourcc[pixel];
+}
+
+/* One line per format, size and rate, as V4L2 fourccs: what a host must
+ * enumerate. Tests compare it with v4l2-ctl --list-formats-ext. */
+static void describe(const struct vcam_profile *p)
+{
+	for (unsigned f = 0; f < p->n_formats; f++) {
+		const struct vcam_format *fmt = &p->formats[f];
+		for (unsigned s = 0; s < fmt->n_frames; s++) {
+			const struct vcam_frame_size *fs = &fmt->frames[s];
+			for (unsigned k = 0; k < fs->n_intervals; k++)
+				printf("format %s %ux%u %.3f\n", pixel_fourcc(fmt->pixel), fs->width,
+				       fs->height, 10000000.0 / fs->intervals[k]);
+		}
+	}
+}
+
+/* The V4L2 controls uvcvideo (Linux 6.1, uvc_ctrl.c's mappings) makes of
+ * each UVC control: the names `v4l2-ctl --list-ctrls` must show. */
+static const struct {
+	enum vcam_entity entity;
+	uint8_t selector;
+	const char *v4l2[2];
+} uvcvideo_controls[] = {
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_BRIGHTNESS_CONTROL, { "brightness" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_CONTRAST_CONTROL, { "contrast" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_HUE_CONTROL, { "hue" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_SATURATION_CONTROL, { "saturation" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_SHARPNESS_CONTROL, { "sharpness" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_GAMMA_CONTROL, { "gamma" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_BACKLIGHT_COMPENSATION_CONTROL, { "backlight_compensation" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_GAIN_CONTROL, { "gain" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_POWER_LINE_FREQUENCY_CONTROL, { "power_line_frequency" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_HUE_AUTO_CONTROL, { "hue_automatic" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_WHITE_BALANCE_TEMPERATURE_AUTO_CONTROL, { "white_balance_automatic" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_WHITE_BALANCE_TEMPERATURE_CONTROL, { "white_balance_temperature" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_WHITE_BALANCE_COMPONENT_AUTO_CONTROL, { "white_balance_automatic" } },
+	{ VCAM_ENTITY_PROCESSING, UVC_PU_WHITE_BALANCE_COMPONENT_CONTROL, { "blue_balance", "red_balance" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_AE_MODE_CONTROL, { "auto_exposure" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_AE_PRIORITY_CONTROL, { "exposure_dynamic_framerate" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_EXPOSURE_TIME_ABSOLUTE_CONTROL, { "exposure_time_absolute" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_FOCUS_ABSOLUTE_CONTROL, { "focus_absolute" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_FOCUS_AUTO_CONTROL, { "focus_automatic_continuous" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_IRIS_ABSOLUTE_CONTROL, { "iris_absolute" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_IRIS_RELATIVE_CONTROL, { "iris_relative" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_ZOOM_ABSOLUTE_CONTROL, { "zoom_absolute" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_ZOOM_RELATIVE_CONTROL, { "zoom_continuous" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_PANTILT_ABSOLUTE_CONTROL, { "pan_absolute", "tilt_absolute" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_PANTILT_RELATIVE_CONTROL, { "pan_speed", "tilt_speed" } },
+	{ VCAM_ENTITY_CAMERA, UVC_CT_PRIVACY_CONTROL, { "privacy" } },
+};
+
+/* "control NAME" for every V4L2 control the camera's controls become under
+ * uvcvideo, sorted and unique as a test compares them. */
+static void describe_controls(void)
+{
+	const char *names[2 * sizeof(uvcvideo_controls) / sizeof(uvcvideo_controls[0])];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(uvcvideo_controls) / sizeof(uvcvideo_controls[0]); i++) {
+		if (!vcam_controls_name(uvcvideo_controls[i].entity, uvcvideo_controls[i].selector))
+			continue;
+		for (int k = 0; k < 2 && uvcvideo_controls[i].v4l2[k]; k++)
+			names[n++] = uvcvideo_controls[i].v4l2[k];
+	}
+	qsort(names, n, sizeof(names[0]), compare_names);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+			printf("control %s\n", names[i]);
 }
 
 static void list_profiles(void)
@@ -211,8 +308,7 @@ static void list_profiles(void)
 		printf("%-8s %s\n", p->name, p->summary);
 		for (unsigned f = 0; f < p->n_formats; f++) {
 			const struct vcam_format *fmt = &p->formats[f];
-			static const char *names[] = { "YUYV", "NV12", "MJPEG", "H264" };
-			printf("         %-5s", names[fmt->pixel]);
+			printf("         %-5s", pixel_fourcc(fmt->pixel));
 			for (unsigned s = 0; s < fmt->n_frames; s++) {
 				const struct vcam_frame_size *fs = &fmt->frames[s];
 				printf(" %ux%u@", fs->width, fs->height);
@@ -233,15 +329,17 @@ int main(int argc, char **argv)
 		{ "error-every", required_argument, NULL, 'e' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "list-profiles", no_argument, NULL, 'l' },
+		{ "describe", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct vcam v = { .serial = "VCAM0001", .sock = -1 };
 	struct vcam_camera_config cfg = { 0 };
 	const char *profile = "default";
+	bool describe_only = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:s:ue:lh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:ue:ldh", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			profile = optarg;
@@ -268,6 +366,9 @@ int main(int argc, char **argv)
 		case 'l':
 			list_profiles();
 			return 0;
+		case 'd':
+			describe_only = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -285,6 +386,11 @@ int main(int argc, char **argv)
 	if (!v.profile) {
 		fprintf(stderr, "uvcuse-vcam: unknown profile '%s' (see --list-profiles)\n", profile);
 		return 2;
+	}
+	if (describe_only) {
+		describe(v.profile);
+		describe_controls();
+		return 0;
 	}
 	if (strlen(v.serial) == 0 || strlen(v.serial) > 126) {
 		fprintf(stderr, "uvcuse-vcam: --serial must be 1 to 126 characters\n");
@@ -356,7 +462,11 @@ int main(int argc, char **argv)
 				perror("uvcuse-vcam: timerfd");
 		}
 		if (v.sock >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
-			int err = handle_command(&v);
+			int err;
+			/* Take every complete command queued before going back to poll. */
+			do
+				err = handle_command(&v);
+			while (!err && command_waiting(v.sock));
 			if (err) {
 				fprintf(stderr, "vcam: connection to vhci-hcd lost (%s)\n", strerror(-err));
 				close(v.sock);

@@ -1,0 +1,151 @@
+# Shared helpers for VM scenarios. Source it from a scenario run inside the
+# guest (tests/vm/run -- tests/e2e/SCENARIO BUILD_DIR ...).
+# shellcheck shell=bash
+
+set -euo pipefail
+
+BUILD=${1:?usage: scenario BUILD_DIR ...}
+BUILD=$(cd "$BUILD" && pwd)
+VCAM=$BUILD/tests/vcam/uvcuse-vcam
+FRAMECHECK=$BUILD/tests/tools/uvcuse-framecheck
+WORK=$(mktemp -d /tmp/scenario.XXXXXX)
+VCAM_PIDS=()
+STEPS=0
+
+step() {
+	STEPS=$((STEPS + 1))
+	echo
+	echo "== $*"
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+cleanup() {
+	local status=$?
+	for pid in "${VCAM_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${VCAM_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	for log in "$WORK"/vcam-*.log; do
+		[ -e "$log" ] || continue
+		echo "--- $(basename "$log") (last 15 lines)"
+		tail -n 15 "$log"
+	done
+	if [ $status -ne 0 ]; then
+		echo "--- kernel log (last 30 lines)"
+		dmesg | tail -n 30
+	fi
+	return $status
+}
+trap cleanup EXIT
+
+load_modules() {
+	for m in "$@"; do
+		modprobe "$m" || fail "modprobe $m"
+	done
+}
+
+# vcam_start SERIAL [uvcuse-vcam options...]: plugs in a virtual camera.
+vcam_start() {
+	local serial=$1
+	shift
+	"$VCAM" --serial "$serial" "$@" 2>"$WORK/vcam-$serial.log" &
+	VCAM_PIDS+=($!)
+}
+
+# video_node SERIAL [TIMEOUT_S]: prints the capture node of the camera with
+# that USB serial number once the kernel driver has created it.
+video_node() {
+	local serial=$1 timeout=${2:-30} i
+	for ((i = 0; i < timeout * 10; i++)); do
+		for dev in /sys/class/video4linux/video*; do
+			[ -e "$dev/index" ] || continue
+			[ "$(cat "$dev/index")" = 0 ] || continue
+			local usb
+			usb=$(readlink -f "$dev/device/..")
+			if [ "$(cat "$usb/serial" 2>/dev/null)" = "$serial" ]; then
+				echo "/dev/$(basename "$dev")"
+				return 0
+			fi
+		done
+		sleep 0.1
+	done
+	fail "no video node for camera $serial after ${timeout}s"
+}
+
+# compliance NODE [--no-streaming] [EXCEPTION...]: runs v4l2-compliance (with
+# streaming unless told) and requires "Failed: 0", except for known
+# exceptions given as "TEST NAME|FAIL MESSAGE": each named test must then
+# fail, with that message only, and nothing else may fail.
+compliance() {
+	local node=$1 stream=-s
+	shift
+	if [ "${1:-}" = --no-streaming ]; then
+		stream=
+		shift
+	fi
+	local log=$WORK/compliance.log
+	# shellcheck disable=SC2086 # $stream is one flag or none
+	v4l2-compliance -d "$node" $stream >"$log" 2>&1 || true
+	grep -E '^(\s*(warn|fail):|\s*test .*: FAIL|Total for)' "$log" || true
+	local total failed warnings
+	total=$(grep -E '^Total for' "$log" | tail -n 1)
+	[ -n "$total" ] || { cat "$log"; fail "v4l2-compliance printed no totals"; }
+	failed=$(sed -E 's/.*Failed: ([0-9]+).*/\1/' <<<"$total")
+	warnings=$(sed -E 's/.*Warnings: ([0-9]+).*/\1/' <<<"$total")
+	echo "compliance: failed $failed, warnings $warnings, known exceptions $#"
+	local expected_tests="" expected_msgs=""
+	for exception in "$@"; do
+		expected_tests+="${exception%%|*}"$'\n'
+		expected_msgs+="${exception#*|}"$'\n'
+	done
+	local seen_tests
+	seen_tests=$(grep -E '^\s*test .*: FAIL' "$log" | sed -E 's/^\s*test (.*): FAIL.*/\1/' | sort -u)
+	if [ "$seen_tests" != "$(printf '%s' "$expected_tests" | sort -u)" ]; then
+		cat "$log"
+		fail "v4l2-compliance: failing tests [$seen_tests] differ from the known exceptions [$(printf '%s' "$expected_tests" | sort -u | tr '\n' ';')]"
+	fi
+	# every fail: line must be one of the known messages
+	local unknown
+	unknown=$(grep -E '^\s*fail:' "$log" | grep -vF -f <(printf '%s' "$expected_msgs" | sed '/^$/d') || true)
+	[ -z "$unknown" ] || { cat "$log"; fail "unexpected v4l2-compliance failure: $unknown"; }
+	[ "$failed" -eq "$(printf '%s' "$expected_tests" | sed '/^$/d' | wc -l)" ] ||
+		{ cat "$log"; fail "v4l2-compliance: $failed failures"; }
+}
+
+# formats_of NODE: "format FOURCC WxH FPS" lines from v4l2-ctl --list-formats-ext.
+formats_of() {
+	v4l2-ctl -d "$1" --list-formats-ext | awk '
+		/\[[0-9]+\]: / { match($0, /\x27[^\x27]+\x27/); fourcc = substr($0, RSTART + 1, RLENGTH - 2) }
+		/Size: Discrete/ { size = $3 }
+		/Interval: Discrete/ { match($0, /\(([0-9.]+) fps\)/); fps = substr($0, RSTART + 1, RLENGTH - 6); print "format", fourcc, size, fps }'
+}
+
+# same_formats NODE PROFILE: the node enumerates exactly what the profile has.
+same_formats() {
+	formats_of "$1" >"$WORK/formats.node"
+	"$VCAM" --profile "$2" --describe | grep "^format " >"$WORK/formats.profile"
+	echo "$(wc -l <"$WORK/formats.node") format/size/rate lines enumerated"
+	diff -u "$WORK/formats.profile" "$WORK/formats.node" || fail "formats differ from profile $2"
+}
+
+# capture_mmap NODE FOURCC WxH COUNT FILE [FPS]
+capture_mmap() {
+	local node=$1 fourcc=$2 size=$3 count=$4 file=$5 fps=${6:-30}
+	v4l2-ctl -d "$node" --set-fmt-video="width=${size%x*},height=${size#*x},pixelformat=$fourcc" \
+		--set-parm="$fps" --stream-mmap --stream-count="$count" --stream-to="$file" ||
+		fail "v4l2-ctl capture $fourcc $size"
+}
+
+# framecheck FILE FOURCC WxH [framecheck options...]
+framecheck() {
+	local file=$1 fourcc=$2 size=$3
+	shift 3
+	"$FRAMECHECK" "$file" --format "$fourcc" --size "$size" "$@" ||
+		fail "frame check of $(basename "$file") ($fourcc $size)"
+}

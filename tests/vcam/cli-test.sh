@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# uvcuse-vcam's command line: help, profiles, bad options, and a clear error
+# when vhci-hcd is missing (checked on a host without vhci-hcd only).
+set -u
+vcam=${1:?usage: cli-test.sh UVCUSE_VCAM}
+failures=0
+check() { # check DESCRIPTION EXPECTED_STATUS PATTERN COMMAND...
+	local what=$1 want=$2 pattern=$3
+	shift 3
+	local out status
+	out=$("$@" 2>&1)
+	status=$?
+	if [ "$status" -ne "$want" ] || ! grep -qE -- "$pattern" <<<"$out"; then
+		echo "FAIL: $what: status $status (want $want), output:"
+		echo "$out"
+		failures=$((failures + 1))
+	else
+		echo "ok: $what"
+	fi
+}
+check "--help" 0 "Usage: uvcuse-vcam" "$vcam" --help
+check "--list-profiles names all" 0 "^usb3 " "$vcam" --list-profiles
+for p in default bulk nv12 h264 usb3; do
+	check "--list-profiles has $p" 0 "^$p " "$vcam" --list-profiles
+done
+check "--describe" 0 "^format MJPG 1920x1080 30.000$" "$vcam" --profile default --describe
+check "bad option" 2 "Usage:" "$vcam" --bogus
+check "unknown profile" 2 "unknown profile 'nope'" "$vcam" --profile nope
+check "stray argument" 2 "unexpected argument" "$vcam" extra
+check "bad --error-every" 2 "error-every" "$vcam" --error-every 0
+if [ -e /sys/devices/platform/vhci_hcd.0/attach ]; then
+	echo "skip: vhci-hcd is loaded here, not testing its absence"
+else
+	check "missing vhci-hcd" 1 "vhci-hcd is not loaded" "$vcam"
+fi
+echo "$failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,628 @@
+/* The virtual camera's frame source. See frames.h. */
+#include "frames.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jpeglib.h>
+
+#include "picture.h"
+#include "stamp.h"
+
+#define H264_MAX_FILE (512u << 20)
+
+struct phase {
+	uint8_t *data; /* raw: the frame; MJPEG: the phase's JPEG */
+	size_t len;
+	size_t head_end; /* MJPEG: end of the SOS segment */
+	size_t rest;     /* MJPEG: scan data after the band's last restart marker */
+	int brightness;
+	bool ready;
+};
+
+/* A growing memory destination for libjpeg. */
+struct sink {
+	struct jpeg_destination_mgr pub;
+	uint8_t *buf;
+	size_t cap, len;
+	bool failed;
+};
+
+struct jerr {
+	struct jpeg_error_mgr pub;
+	jmp_buf jump;
+};
+
+struct encoder {
+	struct jpeg_compress_struct c;
+	struct jerr err;
+	struct sink sink;
+	bool live;
+};
+
+/* Full-range planes padded to whole MCUs (16x8 at 4:2:2), rows replicated. */
+struct planes {
+	unsigned width, height; /* padded */
+	uint8_t *y, *cb, *cr;   /* width x height, width/2 x height, width/2 x height */
+};
+
+struct vcam_frames {
+	enum vcam_pixel pixel;
+	unsigned width, height;
+	int brightness;
+	enum picture_layout layout;
+	size_t frame_size;
+	struct phase phases[PICTURE_PHASES];
+
+	/* MJPEG */
+	unsigned band, band_rows, mcu_rows; /* band height, MCU rows it spans, MCU rows in all */
+	struct encoder enc;
+	struct planes band_planes;
+	uint8_t *band_yu12;
+	uint8_t *out;
+	size_t out_cap;
+
+	/* H.264 */
+	uint8_t *h264;
+	size_t *au; /* n_au + 1 offsets */
+	size_t n_au, next_au, max_au;
+};
+
+/* ---- libjpeg plumbing ---- */
+
+static void sink_init(j_compress_ptr c)
+{
+	struct sink *s = (struct sink *)c->dest;
+	s->len = 0;
+	s->failed = false;
+	s->pub.next_output_byte = s->buf;
+	s->pub.free_in_buffer = s->cap;
+}
+
+static boolean sink_grow(j_compress_ptr c)
+{
+	struct sink *s = (struct sink *)c->dest;
+	size_t used = s->cap; /* the whole buffer is full when this is called */
+	size_t cap = s->cap ? s->cap * 2 : 65536;
+	uint8_t *b = realloc(s->buf, cap);
+	if (!b) {
+		s->failed = true;
+		ERREXIT(c, JERR_OUT_OF_MEMORY);
+	}
+	s->buf = b;
+	s->cap = cap;
+	s->pub.next_output_byte = b + used;
+	s->pub.free_in_buffer = cap - used;
+	return TRUE;
+}
+
+static void sink_term(j_compress_ptr c)
+{
+	struct sink *s = (struct sink *)c->dest;
+	s->len = s->cap - s->pub.free_in_buffer;
+}
+
+static void jerr_exit(j_common_ptr c)
+{
+	struct jerr *e = (struct jerr *)c->err;
+	longjmp(e->jump, 1);
+}
+
+static void jerr_quiet(j_common_ptr c, int level)
+{
+	(void)c;
+	(void)level;
+}
+
+static int encoder_init(struct encoder *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->c.err = jpeg_std_error(&e->err.pub);
+	e->err.pub.error_exit = jerr_exit;
+	e->err.pub.emit_message = jerr_quiet;
+	if (setjmp(e->err.jump))
+		return -ENOMEM;
+	jpeg_create_compress(&e->c);
+	e->live = true;
+	e->sink.pub.init_destination = sink_init;
+	e->sink.pub.empty_output_buffer = sink_grow;
+	e->sink.pub.term_destination = sink_term;
+	e->c.dest = &e->sink.pub;
+	return 0;
+}
+
+static void encoder_free(struct encoder *e)
+{
+	if (e->live)
+		jpeg_destroy_compress(&e->c);
+	free(e->sink.buf);
+	memset(e, 0, sizeof(*e));
+}
+
+/* Encodes padded planes showing a width x height image; the JPEG is in
+ * e->sink.buf[0, e->sink.len). */
+static int encode(struct encoder *e, const struct planes *p, unsigned width, unsigned height)
+{
+	struct jpeg_compress_struct *c = &e->c;
+	if (setjmp(e->err.jump)) {
+		jpeg_abort_compress(c);
+		return -ENOMEM;
+	}
+	c->image_width = width;
+	c->image_height = height;
+	c->input_components = 3;
+	c->in_color_space = JCS_YCbCr;
+	jpeg_set_defaults(c);
+	jpeg_set_colorspace(c, JCS_YCbCr);
+	jpeg_set_quality(c, VCAM_JPEG_QUALITY, TRUE);
+	c->raw_data_in = TRUE;
+	c->comp_info[0].h_samp_factor = 2;
+	c->comp_info[0].v_samp_factor = 1;
+	for (int i = 1; i < 3; i++)
+		c->comp_info[i].h_samp_factor = c->comp_info[i].v_samp_factor = 1;
+	c->restart_in_rows = 1;
+	c->optimize_coding = FALSE;
+	c->dct_method = JDCT_ISLOW;
+	jpeg_start_compress(c, TRUE);
+	JSAMPROW yr[DCTSIZE], cbr[DCTSIZE], crr[DCTSIZE];
+	JSAMPARRAY rows[3] = { yr, cbr, crr };
+	for (unsigned y = 0; y < p->height; y += DCTSIZE) {
+		for (unsigned k = 0; k < DCTSIZE; k++) {
+			yr[k] = p->y + (size_t)(y + k) * p->width;
+			cbr[k] = p->cb + (size_t)(y + k) * (p->width / 2);
+			crr[k] = p->cr + (size_t)(y + k) * (p->width / 2);
+		}
+		if (jpeg_write_raw_data(c, rows, DCTSIZE) != DCTSIZE) {
+			jpeg_abort_compress(c);
+			return -EIO;
+		}
+	}
+	jpeg_finish_compress(c);
+	return 0;
+}
+
+static int planes_alloc(struct planes *p, unsigned width, unsigned height)
+{
+	p->width = (width + 15) / 16 * 16;
+	p->height = (height + 7) / 8 * 8;
+	size_t n = (size_t)p->width * p->height;
+	p->y = malloc(n);
+	p->cb = malloc(n / 2);
+	p->cr = malloc(n / 2);
+	return p->y && p->cb && p->cr ? 0 : -ENOMEM;
+}
+
+static void planes_free(struct planes *p)
+{
+	free(p->y);
+	free(p->cb);
+	free(p->cr);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Copies a full-range YU12 picture into padded 4:2:2 planes. */
+static void planes_fill(struct planes *p, const uint8_t *yu12, unsigned w, unsigned h)
+{
+	const uint8_t *Y = yu12, *U = yu12 + (size_t)w * h, *V = U + (size_t)w * h / 4;
+	unsigned pw = p->width, cw = w / 2, pcw = pw / 2;
+	for (unsigned y = 0; y < p->height; y++) {
+		unsigned sy = y < h ? y : h - 1;
+		uint8_t *yr = p->y + (size_t)y * pw, *cbr = p->cb + (size_t)y * pcw,
+			*crr = p->cr + (size_t)y * pcw;
+		memcpy(yr, Y + (size_t)sy * w, w);
+		memset(yr + w, yr[w - 1], pw - w);
+		memcpy(cbr, U + (size_t)(sy / 2) * cw, cw);
+		memset(cbr + cw, cbr[cw - 1], pcw - cw);
+		memcpy(crr, V + (size_t)(sy / 2) * cw, cw);
+		memset(crr + cw, crr[cw - 1], pcw - cw);
+	}
+}
+
+/* Offset just past the SOS segment of a JPEG we made, or 0. */
+static size_t scan_start(const uint8_t *j, size_t len)
+{
+	size_t i = 2;
+	while (i + 4 <= len && j[i] == 0xff) {
+		uint8_t m = j[i + 1];
+		size_t seg = (size_t)j[i + 2] << 8 | j[i + 3];
+		i += 2 + seg;
+		if (m == 0xda)
+			return i <= len ? i : 0;
+	}
+	return 0;
+}
+
+/* ---- phases ---- */
+
+static int make_raw_phase(struct vcam_frames *f, struct phase *ph, unsigned index, uint8_t *yu12)
+{
+	if (!ph->data) {
+		ph->data = malloc(f->frame_size);
+		if (!ph->data)
+			return -ENOMEM;
+	}
+	int err = picture_render(yu12, f->width, f->height, index, f->brightness);
+	if (!err)
+		err = picture_convert(yu12, f->width, f->height, f->layout, PICTURE_MATH_BT601,
+				      ph->data);
+	ph->len = f->frame_size;
+	return err;
+}
+
+static int make_jpeg_phase(struct vcam_frames *f, struct phase *ph, unsigned index, uint8_t *yu12)
+{
+	unsigned w = f->width, h = f->height;
+	size_t yu12_size = picture_frame_size(PICTURE_YU12, w, h);
+	uint8_t *full = malloc(yu12_size);
+	struct planes p = { 0 };
+	int err = full ? planes_alloc(&p, w, h) : -ENOMEM;
+	if (!err)
+		err = picture_render(yu12, w, h, index, f->brightness);
+	if (!err)
+		err = picture_convert(yu12, w, h, PICTURE_YU12, PICTURE_MATH_JFIF, full);
+	if (!err) {
+		planes_fill(&p, full, w, h);
+		err = encode(&f->enc, &p, w, h);
+	}
+	free(full);
+	planes_free(&p);
+	if (err)
+		return err;
+
+	const uint8_t *j = f->enc.sink.buf;
+	size_t len = f->enc.sink.len;
+	size_t head = scan_start(j, len);
+	if (!head || len < head + 2 || j[len - 2] != 0xff || j[len - 1] != 0xd9)
+		return -EIO;
+	/* The scan data after the band's MCU rows: past the restart marker
+	 * that ends the band's last row, or the EOI when the band is all. */
+	size_t rest = len - 2;
+	if (f->band_rows < f->mcu_rows) {
+		unsigned seen = 0;
+		rest = 0;
+		for (size_t i = head; i + 1 < len - 2; i++) {
+			if (j[i] == 0xff && j[i + 1] >= 0xd0 && j[i + 1] <= 0xd7 &&
+			    ++seen == f->band_rows) {
+				rest = i + 2;
+				break;
+			}
+		}
+		if (!rest)
+			return -EIO;
+	}
+	uint8_t *copy = realloc(ph->data, len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, j, len);
+	ph->data = copy;
+	ph->len = len;
+	ph->head_end = head;
+	ph->rest = rest;
+	return 0;
+}
+
+static int ensure_phase(struct vcam_frames *f, unsigned index)
+{
+	struct phase *ph = &f->phases[index];
+	if (ph->ready && ph->brightness == f->brightness)
+		return 0;
+	ph->ready = false;
+	uint8_t *yu12 = malloc(picture_frame_size(PICTURE_YU12, f->width, f->height));
+	if (!yu12)
+		return -ENOMEM;
+	int err = f->pixel == VCAM_PIXEL_MJPEG ? make_jpeg_phase(f, ph, index, yu12)
+					       : make_raw_phase(f, ph, index, yu12);
+	free(yu12);
+	if (err)
+		return err;
+	ph->brightness = f->brightness;
+	ph->ready = true;
+	return 0;
+}
+
+/* The MJPEG frame: SOI, COM, the phase's header, the band's MCU rows encoded
+ * with the stamp, the phase's remaining scan data and EOI. */
+static const uint8_t *jpeg_frame(struct vcam_frames *f, const struct phase *ph,
+				 const struct stamp *s, size_t *length)
+{
+	unsigned w = f->width, band = f->band;
+	int err = stamp_write(PICTURE_YU12, f->band_yu12, w, band, s);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	/* Luma 16/235 is 0/255 in full range; the chroma planes stay 128. */
+	struct planes *p = &f->band_planes;
+	for (unsigned y = 0; y < band; y++) {
+		const uint8_t *src = f->band_yu12 + (size_t)y * w;
+		uint8_t *dst = p->y + (size_t)y * p->width;
+		for (unsigned x = 0; x < w; x++)
+			dst[x] = src[x] >= 128 ? 255 : 0;
+		memset(dst + w, dst[w - 1], p->width - w);
+	}
+	err = encode(&f->enc, p, w, band);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	const uint8_t *bj = f->enc.sink.buf;
+	size_t blen = f->enc.sink.len, bhead = scan_start(bj, blen);
+	if (!bhead || blen < bhead + 2) {
+		errno = EIO;
+		return NULL;
+	}
+	size_t bscan = blen - 2 - bhead; /* without EOI */
+	bool more = f->band_rows < f->mcu_rows;
+
+	char com[STAMP_COM_MAX + 1];
+	size_t cl = stamp_com_text(s, com);
+	size_t total = 2 + 4 + cl + (ph->head_end - 2) + bscan + (more ? 2 : 0) + (ph->len - ph->rest);
+	if (total > vcam_frames_max_size(f)) {
+		errno = EOVERFLOW;
+		return NULL;
+	}
+	if (total > f->out_cap) {
+		uint8_t *o = realloc(f->out, total);
+		if (!o) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		f->out = o;
+		f->out_cap = total;
+	}
+	uint8_t *o = f->out;
+	*o++ = 0xff;
+	*o++ = 0xd8;
+	*o++ = 0xff;
+	*o++ = 0xfe;
+	*o++ = (uint8_t)((cl + 2) >> 8);
+	*o++ = (uint8_t)(cl + 2);
+	memcpy(o, com, cl);
+	o += cl;
+	memcpy(o, ph->data + 2, ph->head_end - 2);
+	o += ph->head_end - 2;
+	memcpy(o, bj + bhead, bscan);
+	o += bscan;
+	if (more) {
+		*o++ = 0xff;
+		*o++ = (uint8_t)(0xd0 + (f->band_rows - 1) % 8);
+	}
+	memcpy(o, ph->data + ph->rest, ph->len - ph->rest);
+	o += ph->len - ph->rest;
+	*length = (size_t)(o - f->out);
+	return f->out;
+}
+
+/* ---- API ---- */
+
+struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsigned height,
+				    int brightness)
+{
+	if (pixel > VCAM_PIXEL_H264 || !picture_size_ok(width, height) ||
+	    !stamp_band_height(width) || stamp_band_height(width) >= height) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct vcam_frames *f = calloc(1, sizeof(*f));
+	if (!f) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	f->pixel = pixel;
+	f->width = width;
+	f->height = height;
+	vcam_frames_set_brightness(f, brightness);
+	f->layout = pixel == VCAM_PIXEL_NV12 ? PICTURE_NV12 : PICTURE_YUYV;
+	f->frame_size = picture_frame_size(f->layout, width, height);
+	if (pixel == VCAM_PIXEL_MJPEG) {
+		f->band = stamp_band_height(width);
+		f->band_rows = f->band / DCTSIZE;
+		f->mcu_rows = (height + DCTSIZE - 1) / DCTSIZE;
+		f->band_yu12 = malloc((size_t)width * f->band * 3 / 2);
+		int err = f->band_yu12 ? planes_alloc(&f->band_planes, width, f->band) : -ENOMEM;
+		if (!err)
+			err = encoder_init(&f->enc);
+		if (err) {
+			vcam_frames_free(f);
+			errno = -err;
+			return NULL;
+		}
+		memset(f->band_planes.cb, 128, (size_t)f->band_planes.width / 2 * f->band_planes.height);
+		memset(f->band_planes.cr, 128, (size_t)f->band_planes.width / 2 * f->band_planes.height);
+	}
+	return f;
+}
+
+int vcam_frames_set_brightness(struct vcam_frames *f, int brightness)
+{
+	if (!f)
+		return -EINVAL;
+	if (brightness < INT16_MIN)
+		brightness = INT16_MIN;
+	if (brightness > INT16_MAX)
+		brightness = INT16_MAX;
+	f->brightness = brightness; /* phases made with another one are remade lazily */
+	return 0;
+}
+
+static bool is_vcl(unsigned type)
+{
+	return type >= 1 && type <= 5;
+}
+
+int vcam_frames_set_h264_file(struct vcam_frames *f, const char *path)
+{
+	if (!f || !path || f->pixel != VCAM_PIXEL_H264)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > H264_MAX_FILE) {
+		close(fd);
+		return S_ISREG(st.st_mode) && st.st_size > 0 ? -EFBIG : -EINVAL;
+	}
+	size_t len = (size_t)st.st_size;
+	uint8_t *buf = malloc(len);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+			close(fd);
+			free(buf);
+			return err;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+
+	/* Access units: a new one starts at an AUD, at SPS/PPS/SEI/prefix NALs
+	 * after a slice, and at a slice with first_mb_in_slice == 0 after a
+	 * slice. Each starts at its first NAL's start code (zero_byte included). */
+	size_t cap = 64, n_au = 0;
+	size_t *au = malloc(cap * sizeof(*au));
+	bool have_vcl = false, any_vcl = false;
+	if (!au) {
+		free(buf);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i + 3 < len; i++) {
+		if (buf[i] != 0 || buf[i + 1] != 0 || buf[i + 2] != 1)
+			continue;
+		size_t sc = i > 0 && buf[i - 1] == 0 ? i - 1 : i;
+		unsigned type = buf[i + 3] & 0x1f;
+		bool first_slice = is_vcl(type) && i + 4 < len && (buf[i + 4] & 0x80);
+		bool starts = n_au == 0 || type == 9 ||
+			      (have_vcl && (type == 6 || type == 7 || type == 8 ||
+					    (type >= 14 && type <= 18) || first_slice));
+		if (starts) {
+			if (n_au + 2 > cap) {
+				size_t *a = realloc(au, cap * 2 * sizeof(*au));
+				if (!a) {
+					free(au);
+					free(buf);
+					return -ENOMEM;
+				}
+				au = a;
+				cap *= 2;
+			}
+			au[n_au++] = sc;
+			have_vcl = false;
+		}
+		if (is_vcl(type))
+			have_vcl = any_vcl = true;
+		i += 2;
+	}
+	if (!any_vcl) {
+		free(au);
+		free(buf);
+		return -EINVAL;
+	}
+	au[n_au] = len;
+	free(f->h264);
+	free(f->au);
+	f->h264 = buf;
+	f->au = au;
+	f->n_au = n_au;
+	f->next_au = 0;
+	f->max_au = 0;
+	for (size_t k = 0; k < n_au; k++)
+		if (au[k + 1] - au[k] > f->max_au)
+			f->max_au = au[k + 1] - au[k];
+	return 0;
+}
+
+void vcam_frames_rewind(struct vcam_frames *f)
+{
+	if (f)
+		f->next_au = 0;
+}
+
+const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_t time_ns,
+			       size_t *length)
+{
+	if (!f || !length) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (f->pixel == VCAM_PIXEL_H264) {
+		if (!f->n_au) {
+			errno = ENODATA;
+			return NULL;
+		}
+		size_t k = f->next_au;
+		f->next_au = (k + 1) % f->n_au;
+		*length = f->au[k + 1] - f->au[k];
+		return f->h264 + f->au[k];
+	}
+	unsigned index = sequence % PICTURE_PHASES;
+	int err = ensure_phase(f, index);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	struct phase *ph = &f->phases[index];
+	struct stamp s = { .sequence = sequence, .time_ns = time_ns,
+			   .brightness = (int16_t)f->brightness };
+	if (f->pixel == VCAM_PIXEL_MJPEG)
+		return jpeg_frame(f, ph, &s, length);
+	err = stamp_write(f->layout, ph->data, f->width, f->height, &s);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	*length = ph->len;
+	return ph->data;
+}
+
+size_t vcam_frames_max_size(const struct vcam_frames *f)
+{
+	if (!f)
+		return 0;
+	size_t wh2 = (size_t)f->width * f->height * 2;
+	switch (f->pixel) {
+	case VCAM_PIXEL_YUYV:
+	case VCAM_PIXEL_NV12:
+		return f->frame_size;
+	case VCAM_PIXEL_H264:
+		return f->n_au ? f->max_au : wh2;
+	case VCAM_PIXEL_MJPEG:
+	default:
+		return wh2;
+	}
+}
+
+void vcam_frames_free(struct vcam_frames *f)
+{
+	if (!f)
+		return;
+	for (unsigned i = 0; i < PICTURE_PHASES; i++)
+		free(f->phases[i].data);
+	encoder_free(&f->enc);
+	planes_free(&f->band_planes);
+	free(f->band_yu12);
+	free(f->out);
+	free(f->h264);
+	free(f->au);
+	free(f);
+}
