@@ -45,19 +45,23 @@ enum picture_math {
 				* (libv4lconvert NV12->RGB); YUV layouts: as BT601 */
 	PICTURE_MATH_V4LFAST,  /* RGB: libv4lconvert's shift-only YUYV/YU12->RGB approximation;
 				* YUV layouts: as BT601 */
+	PICTURE_MATH_JPEGDEC,  /* RGB as a JPEG decoder makes it from the camera's 4:2:2 JPEG:
+				* full-range chroma upsampled by the triangle filter
+				* ("fancy upsampling"), JFIF equations; YUV layouts: as JFIF */
 };
 
 /* Thresholds of picture_within(). Exact means every byte equal. */
 struct picture_tolerance {
 	bool exact;
 	double mae;   /* mean absolute error over every sample */
-	double bias;  /* |mean signed error| of luma samples (all samples for RGB) */
+	double bias;  /* |mean signed error| of luma samples (all samples for RGB) below the band */
 	double block; /* mean absolute error of the worst PICTURE_BLOCK square */
 };
 
 extern const struct picture_tolerance picture_tolerance_exact;
 extern const struct picture_tolerance picture_tolerance_converted; /* RGB/YU12/YV12 from raw */
-extern const struct picture_tolerance picture_tolerance_jpeg;      /* anything that went through JPEG */
+extern const struct picture_tolerance picture_tolerance_jpeg;      /* JPEG decoded to YCbCr */
+extern const struct picture_tolerance picture_tolerance_jpeg_rgb;  /* JPEG decoded to RGB */
 
 struct picture_diff {
 	uint64_t samples;    /* bytes compared */

@@ -32,15 +32,16 @@ luma40=$(awk -F': ' '/^mean luma/ { print $2 }' "$WORK/b40.txt")
 echo "mean luma: $luma0 at brightness 0, $luma40 at brightness 40"
 awk -v a="$luma0" -v b="$luma40" 'BEGIN { exit !(b > a + 20) }' || fail "picture did not get brighter"
 
-step "automatic white balance: the camera's own changes come as events"
+step "automatic white balance: the camera's own changes come as control events"
 v4l2-ctl -d "$NODE" -c white_balance_automatic=1
 t0=$(v4l2-ctl -d "$NODE" -C white_balance_temperature)
-timeout 5 v4l2-ctl -d "$NODE" --poll-for-event=ctrl=white_balance_temperature >"$WORK/events.txt" 2>&1 || true
+# An event comes only from the status interrupt endpoint: uvcvideo does not poll.
+timeout 6 v4l2-ctl -d "$NODE" --wait-for-event=ctrl=white_balance_temperature >"$WORK/event.txt" ||
+	fail "no control event within 6 s"
+cat "$WORK/event.txt"
+grep -q "ctrl: white_balance_temperature" "$WORK/event.txt" || fail "event is not about white balance"
 t1=$(v4l2-ctl -d "$NODE" -C white_balance_temperature)
-cat "$WORK/events.txt"
-echo "white balance temperature: $t0 -> $t1"
+echo "white balance temperature: ${t0#*: } -> ${t1#*: }"
 [ "$t0" != "$t1" ] || fail "white balance did not move while automatic"
-changes=$(grep -c "value changed\|ctrl: white_balance_temperature" "$WORK/events.txt" || true)
-[ "$changes" -ge 2 ] || fail "expected control change events, saw $changes"
 echo
 echo "kernel controls: $STEPS steps passed"

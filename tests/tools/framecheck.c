@@ -54,7 +54,7 @@ struct candidate {
 	const struct picture_tolerance *tol;
 };
 
-static unsigned candidates_of(enum picture_layout layout, struct candidate c[3])
+static unsigned candidates_of(enum picture_layout layout, struct candidate c[4])
 {
 	switch (layout) {
 	case PICTURE_YUYV:
@@ -70,8 +70,9 @@ static unsigned candidates_of(enum picture_layout layout, struct candidate c[3])
 	case PICTURE_BGR24:
 		c[0] = (struct candidate){ PICTURE_MATH_V4LFAST, &picture_tolerance_converted };
 		c[1] = (struct candidate){ PICTURE_MATH_NOEXPAND, &picture_tolerance_converted };
-		c[2] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_jpeg };
-		return 3;
+		c[2] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_converted };
+		c[3] = (struct candidate){ PICTURE_MATH_JPEGDEC, &picture_tolerance_jpeg_rgb };
+		return 4;
 	case PICTURE_YUV444:
 		c[0] = (struct candidate){ PICTURE_MATH_JFIF, &picture_tolerance_jpeg };
 		return 1;
@@ -189,7 +190,7 @@ static void judge_pixels(struct checker *c, enum picture_layout layout, const ui
 		r->why = "cannot make the expected picture";
 		return;
 	}
-	struct candidate cand[3];
+	struct candidate cand[4];
 	unsigned n = candidates_of(layout, cand);
 	bool have_best = false;
 	for (unsigned k = 0; k < n; k++) {
@@ -732,6 +733,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->max_missing = UINT64_MAX;
 	o->min_frames = 1;
 	bool have_size = false;
+	const char *size_arg = NULL;
 	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, ":f:s:t:vh", longopts, NULL)) != -1) {
@@ -745,6 +747,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (!parse_size(optarg, &o->width, &o->height))
 				die_usage("bad size '%s' (WxH)", optarg);
 			have_size = true;
+			size_arg = optarg;
 			break;
 		case 't':
 			o->times = optarg;
@@ -784,7 +787,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		die_usage("%s", "--size is required");
 	if (!picture_size_ok(o->width, o->height))
 		die_usage("size %s is not even, 16..16384 each way and at most 64 Mpixel",
-			  argv[optind]);
+			  size_arg);
 	unsigned band = stamp_band_height(o->width);
 	if (!band || band >= o->height)
 		die_usage("%s", "frame too small to hold a stamp");

@@ -81,6 +81,13 @@ struct vcam_frames {
 static void sink_init(j_compress_ptr c)
 {
 	struct sink *s = (struct sink *)c->dest;
+	/* libjpeg writes a byte before it checks for room: never start empty. */
+	if (!s->cap) {
+		s->buf = malloc(65536);
+		if (!s->buf)
+			c->err->error_exit((j_common_ptr)c); /* longjmps */
+		s->cap = 65536;
+	}
 	s->len = 0;
 	s->failed = false;
 	s->pub.next_output_byte = s->buf;
@@ -91,11 +98,11 @@ static boolean sink_grow(j_compress_ptr c)
 {
 	struct sink *s = (struct sink *)c->dest;
 	size_t used = s->cap; /* the whole buffer is full when this is called */
-	size_t cap = s->cap ? s->cap * 2 : 65536;
+	size_t cap = s->cap * 2;
 	uint8_t *b = realloc(s->buf, cap);
 	if (!b) {
 		s->failed = true;
-		ERREXIT(c, JERR_OUT_OF_MEMORY);
+		c->err->error_exit((j_common_ptr)c); /* longjmps */
 	}
 	s->buf = b;
 	s->cap = cap;
