@@ -176,6 +176,13 @@ static int ripple(unsigned y)
 	return (int)(tri * 20 / 32) - 10;
 }
 
+/* A luma map: clamp(clamp(v + ripple) + brightness) to the limited range. */
+static void luma_map(uint8_t map[256], int rip, int brightness)
+{
+	for (int v = 0; v < 256; v++)
+		map[v] = (uint8_t)clamp_limited(clamp_limited(v + rip) + brightness);
+}
+
 int picture_render(uint8_t *yu12, unsigned w, unsigned h, unsigned phase, int brightness)
 {
 	if (!yu12 || !picture_size_ok(w, h))
@@ -190,41 +197,64 @@ int picture_render(uint8_t *yu12, unsigned w, unsigned h, unsigned phase, int br
 	struct yuv bars[8];
 	bar_colours(bars);
 	const struct yuv box_a = from_rgb(230, 120, 20), box_b = from_rgb(20, 170, 190);
-
 	uint8_t *Y = yu12, *U = yu12 + (size_t)w * h, *V = U + (size_t)w * h / 4;
 	unsigned cw = w / 2;
+
+	/* One row of each section: bars, reversed bars, ramp. */
+	uint8_t *t = malloc((size_t)w * 3 + (size_t)cw * 4);
+	if (!t)
+		return -ENOMEM;
+	uint8_t *bars_y = t, *rev_y = t + w, *ramp_y = t + 2 * (size_t)w;
+	uint8_t *bars_u = t + 3 * (size_t)w, *bars_v = bars_u + cw, *rev_u = bars_v + cw,
+		*rev_v = rev_u + cw;
+	for (unsigned x = 0; x < w; x += 2) {
+		unsigned bar = (x + g.shift) % w * 8 / w;         /* x + shift is even */
+		unsigned rbar = 7 - (x + w - g.shift) % w * 8 / w; /* scrolls the other way */
+		bars_y[x] = bars_y[x + 1] = bars[bar].y;
+		bars_u[x / 2] = bars[bar].u;
+		bars_v[x / 2] = bars[bar].v;
+		rev_y[x] = rev_y[x + 1] = bars[rbar].y;
+		rev_u[x / 2] = bars[rbar].u;
+		rev_v[x / 2] = bars[rbar].v;
+	}
+	unsigned ramp_shift = (2 * g.shift) % w;
+	for (unsigned x = 0; x < w; x++)
+		ramp_y[x] = (uint8_t)(16 + (uint64_t)((x + ramp_shift) % w) * 220 / w);
 
 	/* The band: black, neutral. */
 	memset(Y, STAMP_LUMA_ZERO, (size_t)w * g.band);
 	memset(U, 128, (size_t)cw * g.band / 2);
 	memset(V, 128, (size_t)cw * g.band / 2);
 
+	uint8_t map[256], plain[256];
+	int map_rip = INT32_MIN;
+	luma_map(plain, 0, brightness);
 	for (unsigned y = g.band; y < h; y++) {
 		uint8_t *yr = Y + (size_t)y * w;
 		uint8_t *ur = U + (size_t)(y / 2) * cw, *vr = V + (size_t)(y / 2) * cw;
 		bool chroma_row = (y % 2) == 0;
-		if (y < g.rev_end) {
-			bool rev = y >= g.bars_end;
-			int rip = rev ? 0 : ripple(y);
-			unsigned shift = rev ? w - g.shift : g.shift;
-			for (unsigned x = 0; x < w; x += 2) {
-				unsigned u = (x + shift) % w; /* even */
-				unsigned bar = u * 8 / w;
-				const struct yuv *c = &bars[rev ? 7 - bar : bar];
-				uint8_t luma = (uint8_t)clamp_limited(c->y + rip);
-				yr[x] = yr[x + 1] = luma;
-				if (chroma_row) {
-					ur[x / 2] = c->u;
-					vr[x / 2] = c->v;
-				}
+		const uint8_t *src, *su, *sv;
+		const uint8_t *m = plain;
+		if (y < g.bars_end) {
+			int rip = ripple(y);
+			if (rip != map_rip) {
+				luma_map(map, rip, brightness);
+				map_rip = rip;
 			}
+			m = map;
+			src = bars_y, su = bars_u, sv = bars_v;
+		} else if (y < g.rev_end) {
+			src = rev_y, su = rev_u, sv = rev_v;
 		} else {
-			unsigned shift = (2 * g.shift) % w;
-			for (unsigned x = 0; x < w; x++) {
-				unsigned u = (x + shift) % w;
-				yr[x] = (uint8_t)(16 + (uint64_t)u * 220 / w);
-			}
-			if (chroma_row) {
+			src = ramp_y, su = sv = NULL;
+		}
+		for (unsigned x = 0; x < w; x++)
+			yr[x] = m[src[x]];
+		if (chroma_row) {
+			if (su) {
+				memcpy(ur, su, cw);
+				memcpy(vr, sv, cw);
+			} else {
 				memset(ur, 128, cw);
 				memset(vr, 128, cw);
 			}
@@ -234,17 +264,15 @@ int picture_render(uint8_t *yu12, unsigned w, unsigned h, unsigned phase, int br
 			for (unsigned i = 0; i < g.box_side && g.box_x + i < w; i += 2) {
 				const struct yuv *c = i + j < g.box_side ? &box_a : &box_b;
 				unsigned x = g.box_x + i;
-				yr[x] = yr[x + 1] = c->y;
+				yr[x] = yr[x + 1] = plain[c->y];
 				if (chroma_row) {
 					ur[x / 2] = c->u;
 					vr[x / 2] = c->v;
 				}
 			}
 		}
-		if (brightness)
-			for (unsigned x = 0; x < w; x++)
-				yr[x] = (uint8_t)clamp_limited(yr[x] + brightness);
 	}
+	free(t);
 	return 0;
 }
 
@@ -472,7 +500,9 @@ int picture_compare(enum picture_layout layout, enum picture_math math, const ui
 	uint64_t *bsum = calloc((size_t)nbx * nby, sizeof(*bsum));
 	uint64_t *bcount = calloc((size_t)nbx * nby, sizeof(*bcount));
 	unsigned *colblock = malloc(sizeof(*colblock) * 3 * (size_t)w);
-	if (!want || !bsum || !bcount || !colblock) {
+	uint8_t *is_luma = malloc(3 * (size_t)w);
+	if (!want || !bsum || !bcount || !colblock || !is_luma) {
+		free(is_luma);
 		free(want);
 		free(bsum);
 		free(bcount);
@@ -491,27 +521,34 @@ int picture_compare(enum picture_layout layout, enum picture_math math, const ui
 	int64_t luma_signed = 0;
 	for (unsigned k = 0; k < np; k++) {
 		const struct plane *p = &planes[k];
-		for (unsigned b = 0; b < p->row_bytes; b++)
+		for (unsigned b = 0; b < p->row_bytes; b++) {
 			colblock[b] = (unsigned)((uint64_t)b * p->bytes_per_px_den / p->bytes_per_px_num) /
 				      PICTURE_BLOCK;
+			is_luma[b] = p->luma_mod && b % p->luma_mod == 0;
+		}
 		for (unsigned r = 0; r < p->rows; r++) {
 			const uint8_t *got = frame + p->offset + (size_t)r * p->row_bytes;
 			const uint8_t *exp = want + p->offset + (size_t)r * p->row_bytes;
-			size_t brow = (size_t)(r * p->row_scale / PICTURE_BLOCK) * nbx;
+			uint64_t *rsum = bsum + (size_t)(r * p->row_scale / PICTURE_BLOCK) * nbx;
+			uint64_t *rcount = bcount + (size_t)(r * p->row_scale / PICTURE_BLOCK) * nbx;
+			bool bias_row = p->luma_mod && r * p->row_scale >= band;
 			uint64_t row_abs = 0;
+			int64_t row_signed = 0;
 			for (unsigned b = 0; b < p->row_bytes; b++) {
 				int d = (int)got[b] - (int)exp[b];
 				unsigned a = (unsigned)(d < 0 ? -d : d);
-				bcount[brow + colblock[b]]++;
+				rcount[colblock[b]]++;
 				if (a) {
 					mismatches++;
-					bsum[brow + colblock[b]] += a;
+					rsum[colblock[b]] += a;
 					row_abs += a;
+					if (is_luma[b])
+						row_signed += d;
 				}
-				if (p->luma_mod && b % p->luma_mod == 0 && r * p->row_scale >= band) {
-					luma_signed += d;
-					luma_n++;
-				}
+			}
+			if (bias_row) {
+				luma_signed += row_signed;
+				luma_n += p->row_bytes / p->luma_mod;
 			}
 			abs_sum += row_abs;
 		}
@@ -536,6 +573,7 @@ out:
 	free(bsum);
 	free(bcount);
 	free(colblock);
+	free(is_luma);
 	return err;
 }
 

@@ -243,8 +243,10 @@ static int prepare_frames(struct vcam_camera *cam, const struct vcam_format *fmt
 {
 	int brightness = vcam_controls_brightness(cam->controls);
 	if (cam->frames && cam->frames_pixel == fmt->pixel && cam->frames_width == f->width &&
-	    cam->frames_height == f->height)
-		return 0;
+	    cam->frames_height == f->height) {
+		vcam_frames_rewind(cam->frames);
+		return vcam_frames_prepare(cam->frames);
+	}
 	vcam_frames_free(cam->frames);
 	cam->frames = vcam_frames_new(fmt->pixel, f->width, f->height, brightness);
 	if (!cam->frames)
@@ -258,6 +260,10 @@ static int prepare_frames(struct vcam_camera *cam, const struct vcam_format *fmt
 			return err;
 		}
 	}
+	/* All pictures ready before the first frame is due, as a sensor is. */
+	int err = vcam_frames_prepare(cam->frames);
+	if (err)
+		return err;
 	cam->frames_pixel = fmt->pixel;
 	cam->frames_width = f->width;
 	cam->frames_height = f->height;
@@ -276,6 +282,8 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 		    p->frame_index, strerror(-err));
 		return;
 	}
+	if (cam->cfg.clock)
+		now_ns = cam->cfg.clock();
 	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);
 	cam->streaming = true;
 	cam->stream_start_ns = now_ns;
@@ -305,6 +313,7 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 	unsigned generation = vcam_controls_picture_generation(cam->controls);
 	if (generation != cam->picture_generation) {
 		vcam_frames_set_brightness(cam->frames, vcam_controls_brightness(cam->controls));
+		vcam_frames_prepare(cam->frames);
 		cam->picture_generation = generation;
 	}
 	uint64_t capture_ns = cam->cfg.unpaced ? now_ns : cam->stream_start_ns + index * cam->interval_ns;

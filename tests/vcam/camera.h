@@ -24,6 +24,9 @@ struct vcam_camera_config {
 	int (*send)(void *ctx, const uint8_t *header, const uint8_t *data, size_t length,
 		    const struct usbip_iso_desc *iso, unsigned packets);
 	void *ctx;
+	/* CLOCK_MONOTONIC in ns: read again after work that takes long (drawing
+	 * the pictures of a new format) so the first frame is not late. */
+	uint64_t (*clock)(void);
 };
 
 struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg);

@@ -54,6 +54,20 @@ struct planes {
 	uint8_t *y, *cb, *cr;   /* width x height, width/2 x height, width/2 x height */
 };
 
+struct code {
+	uint16_t bits;
+	uint8_t len;
+};
+
+struct band_coder {
+	bool ok;
+	int dc_one, dc_zero;     /* quantised luma DC of a 255 and a 0 block */
+	struct code ydc[12];     /* luma DC codes by category */
+	struct code cdc0;        /* chroma DC, category 0 */
+	struct code yeob, ceob;  /* end of block, luma and chroma */
+	unsigned mcus, y_blocks; /* per MCU row: MCUs, real luma blocks */
+};
+
 struct vcam_frames {
 	enum vcam_pixel pixel;
 	unsigned width, height;
@@ -65,6 +79,8 @@ struct vcam_frames {
 	/* MJPEG */
 	unsigned band, band_rows, mcu_rows; /* band height, MCU rows it spans, MCU rows in all */
 	struct encoder enc;
+	struct band_coder bc;
+	uint8_t *band_buf;
 	struct planes band_planes;
 	uint8_t *band_yu12;
 	uint8_t *out;
@@ -156,13 +172,8 @@ static void encoder_free(struct encoder *e)
 
 /* Encodes padded planes showing a width x height image; the JPEG is in
  * e->sink.buf[0, e->sink.len). */
-static int encode(struct encoder *e, const struct planes *p, unsigned width, unsigned height)
+static void set_params(struct jpeg_compress_struct *c, unsigned width, unsigned height)
 {
-	struct jpeg_compress_struct *c = &e->c;
-	if (setjmp(e->err.jump)) {
-		jpeg_abort_compress(c);
-		return -ENOMEM;
-	}
 	c->image_width = width;
 	c->image_height = height;
 	c->input_components = 3;
@@ -178,6 +189,16 @@ static int encode(struct encoder *e, const struct planes *p, unsigned width, uns
 	c->restart_in_rows = 1;
 	c->optimize_coding = FALSE;
 	c->dct_method = JDCT_ISLOW;
+}
+
+static int encode(struct encoder *e, const struct planes *p, unsigned width, unsigned height)
+{
+	struct jpeg_compress_struct *c = &e->c;
+	if (setjmp(e->err.jump)) {
+		jpeg_abort_compress(c);
+		return -ENOMEM;
+	}
+	set_params(c, width, height);
 	jpeg_start_compress(c, TRUE);
 	JSAMPROW yr[DCTSIZE], cbr[DCTSIZE], crr[DCTSIZE];
 	JSAMPARRAY rows[3] = { yr, cbr, crr };
@@ -245,6 +266,149 @@ static size_t scan_start(const uint8_t *j, size_t len)
 			return i <= len ? i : 0;
 	}
 	return 0;
+}
+
+/* ---- the band's entropy-coded data without libjpeg ----
+ *
+ * The band's 8x8 blocks are uniform (luma 0 or 255 in full range, chroma
+ * 128) and aligned with the JPEG's blocks, so each block is its DC alone:
+ * a frame's band is a DC difference and an EOB per block, in the JPEG's own
+ * quantisation and (standard) Huffman tables, which are read from libjpeg.
+ * vcam_frames_new() checks the result against libjpeg's own encoding of a
+ * band and falls back to libjpeg when they differ. */
+
+struct bitsink {
+	uint8_t *out;
+	size_t n;
+	uint32_t acc;
+	unsigned nbits;
+};
+
+static void put_bits(struct bitsink *b, uint32_t bits, unsigned len)
+{
+	b->acc = b->acc << len | (bits & ((1u << len) - 1));
+	b->nbits += len;
+	while (b->nbits >= 8) {
+		uint8_t byte = (uint8_t)(b->acc >> (b->nbits - 8));
+		b->out[b->n++] = byte;
+		if (byte == 0xff)
+			b->out[b->n++] = 0; /* stuffing */
+		b->nbits -= 8;
+	}
+	b->acc &= (1u << b->nbits) - 1;
+}
+
+static void put_code(struct bitsink *b, struct code c)
+{
+	put_bits(b, c.bits, c.len);
+}
+
+/* A DC difference: its category's code, then the category's low bits. */
+static void put_dc(struct bitsink *b, const struct code table[12], int diff)
+{
+	unsigned mag = (unsigned)(diff < 0 ? -diff : diff), cat = 0;
+	while (mag >> cat)
+		cat++;
+	put_code(b, table[cat]);
+	if (cat)
+		put_bits(b, (uint32_t)(diff < 0 ? diff - 1 : diff), cat);
+}
+
+/* Canonical Huffman codes of a JPEG table (ITU T.81 annex C). */
+static bool table_codes(const JHUFF_TBL *t, struct code codes[256])
+{
+	if (!t)
+		return false;
+	memset(codes, 0, 256 * sizeof(*codes));
+	unsigned code = 0, k = 0;
+	for (unsigned len = 1; len <= 16; len++) {
+		for (unsigned i = 0; i < t->bits[len]; i++) {
+			if (k >= 256)
+				return false;
+			codes[t->huffval[k++]] = (struct code){ (uint16_t)code, (uint8_t)len };
+			code++;
+		}
+		code <<= 1;
+	}
+	return true;
+}
+
+static int quantise_dc(int level, unsigned q)
+{
+	int v = 8 * (level - 128); /* the DC of a uniform block */
+	return v < 0 ? -(int)((unsigned)(-v) + q / 2) / (int)q : (int)((unsigned)v + q / 2) / (int)q;
+}
+
+static void band_coder_init(struct band_coder *bc, struct encoder *e, unsigned width, unsigned band)
+{
+	memset(bc, 0, sizeof(*bc));
+	struct jpeg_compress_struct *c = &e->c;
+	if (setjmp(e->err.jump))
+		return;
+	set_params(c, width, band);
+	struct code dcl[256], dcc[256], acl[256], acc[256];
+	if (!c->quant_tbl_ptrs[0] ||
+	    !table_codes(c->dc_huff_tbl_ptrs[0], dcl) || !table_codes(c->dc_huff_tbl_ptrs[1], dcc) ||
+	    !table_codes(c->ac_huff_tbl_ptrs[0], acl) || !table_codes(c->ac_huff_tbl_ptrs[1], acc))
+		return;
+	unsigned q = c->quant_tbl_ptrs[0]->quantval[0];
+	if (!q)
+		return;
+	bc->dc_one = quantise_dc(255, q);
+	bc->dc_zero = quantise_dc(0, q);
+	for (unsigned cat = 0; cat < 12; cat++)
+		bc->ydc[cat] = dcl[cat];
+	bc->cdc0 = dcc[0];
+	bc->yeob = acl[0];
+	bc->ceob = acc[0];
+	bc->mcus = (width + 15) / 16;
+	bc->y_blocks = (width + 7) / 8;
+	bc->ok = bc->ydc[0].len && bc->cdc0.len && bc->yeob.len && bc->ceob.len;
+}
+
+/* Bytes the band's scan can take: per block at most a 16-bit code, 11
+ * bits and an EOB, doubled by stuffing; plus padding and restart markers. */
+static size_t band_scan_bound(const struct band_coder *bc, unsigned rows)
+{
+	return (size_t)rows * (bc->mcus * 4 * 2 * 6 + 4);
+}
+
+/* The band's MCU rows as libjpeg would code them, restart markers between
+ * rows (not after the last). */
+static size_t band_scan(const struct band_coder *bc, const uint8_t bytes[STAMP_BYTES],
+			unsigned width, unsigned rows, uint8_t *out)
+{
+	unsigned per_row = width / STAMP_BLOCK;
+	struct bitsink b = { .out = out };
+	for (unsigned r = 0; r < rows; r++) {
+		int pred = 0; /* DC prediction restarts with each row */
+		unsigned blk = 0;
+		for (unsigned m = 0; m < bc->mcus; m++) {
+			for (unsigned k = 0; k < 2; k++, blk++) {
+				int dc = pred; /* a dummy block past the edge repeats the DC */
+				if (blk < bc->y_blocks) {
+					unsigned bit = r * per_row + blk;
+					bool one = blk < per_row && bit < STAMP_BITS &&
+						   (bytes[bit / 8] >> (7 - bit % 8) & 1);
+					dc = one ? bc->dc_one : bc->dc_zero;
+				}
+				put_dc(&b, bc->ydc, dc - pred);
+				put_code(&b, bc->yeob);
+				pred = dc;
+			}
+			for (unsigned k = 0; k < 2; k++) { /* Cb, Cr: DC 0, no AC */
+				put_code(&b, bc->cdc0);
+				put_code(&b, bc->ceob);
+			}
+		}
+		if (b.nbits) /* pad with ones */
+			put_bits(&b, 0xff, 8 - b.nbits);
+		if (r + 1 < rows) {
+			b.out[b.n++] = 0xff;
+			b.out[b.n++] = (uint8_t)(0xd0 + r % 8);
+		}
+	}
+	return b.n;
 }
 
 /* ---- phases ---- */
@@ -337,15 +501,15 @@ static int ensure_phase(struct vcam_frames *f, unsigned index)
 
 /* The MJPEG frame: SOI, COM, the phase's header, the band's MCU rows encoded
  * with the stamp, the phase's remaining scan data and EOI. */
-static const uint8_t *jpeg_frame(struct vcam_frames *f, const struct phase *ph,
-				 const struct stamp *s, size_t *length)
+/* The band's scan data (restart markers between its rows, none after) as
+ * libjpeg codes it: the slow path, and the reference for the fast one. */
+static int band_scan_libjpeg(struct vcam_frames *f, const struct stamp *s, const uint8_t **scan,
+			     size_t *len)
 {
 	unsigned w = f->width, band = f->band;
 	int err = stamp_write(PICTURE_YU12, f->band_yu12, w, band, s);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
+	if (err)
+		return err;
 	/* Luma 16/235 is 0/255 in full range; the chroma planes stay 128. */
 	struct planes *p = &f->band_planes;
 	for (unsigned y = 0; y < band; y++) {
@@ -356,17 +520,36 @@ static const uint8_t *jpeg_frame(struct vcam_frames *f, const struct phase *ph,
 		memset(dst + w, dst[w - 1], p->width - w);
 	}
 	err = encode(&f->enc, p, w, band);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
+	if (err)
+		return err;
 	const uint8_t *bj = f->enc.sink.buf;
 	size_t blen = f->enc.sink.len, bhead = scan_start(bj, blen);
-	if (!bhead || blen < bhead + 2) {
-		errno = EIO;
-		return NULL;
+	if (!bhead || blen < bhead + 2)
+		return -EIO;
+	*scan = bj + bhead;
+	*len = blen - 2 - bhead; /* without EOI */
+	return 0;
+}
+
+/* The MJPEG frame: SOI, COM, the phase's header, the band's MCU rows coded
+ * with the stamp, the phase's remaining scan data and EOI. */
+static const uint8_t *jpeg_frame(struct vcam_frames *f, const struct phase *ph,
+				 const struct stamp *s, size_t *length)
+{
+	const uint8_t *bj;
+	size_t bscan;
+	if (f->bc.ok) {
+		uint8_t bytes[STAMP_BYTES];
+		stamp_pack(s, bytes);
+		bscan = band_scan(&f->bc, bytes, f->width, f->band_rows, f->band_buf);
+		bj = f->band_buf;
+	} else {
+		int err = band_scan_libjpeg(f, s, &bj, &bscan);
+		if (err) {
+			errno = -err;
+			return NULL;
+		}
 	}
-	size_t bscan = blen - 2 - bhead; /* without EOI */
 	bool more = f->band_rows < f->mcu_rows;
 
 	char com[STAMP_COM_MAX + 1];
@@ -396,7 +579,7 @@ static const uint8_t *jpeg_frame(struct vcam_frames *f, const struct phase *ph,
 	o += cl;
 	memcpy(o, ph->data + 2, ph->head_end - 2);
 	o += ph->head_end - 2;
-	memcpy(o, bj + bhead, bscan);
+	memcpy(o, bj, bscan);
 	o += bscan;
 	if (more) {
 		*o++ = 0xff;
@@ -406,6 +589,29 @@ static const uint8_t *jpeg_frame(struct vcam_frames *f, const struct phase *ph,
 	o += ph->len - ph->rest;
 	*length = (size_t)(o - f->out);
 	return f->out;
+}
+
+/* Whether the fast band coder writes what libjpeg writes, for stamps with
+ * many ones, many zeros and a mix. */
+static bool band_coder_agrees(struct vcam_frames *f)
+{
+	static const struct stamp probes[] = {
+		{ 0, 0, 0 },
+		{ 0xffffffffu, 0xffffffffffffffffull, -1 },
+		{ 0x5a5aa5a5u, 0x0123456789abcdefull, 1234 },
+	};
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		const uint8_t *ref;
+		size_t ref_len;
+		if (band_scan_libjpeg(f, &probes[i], &ref, &ref_len))
+			return false;
+		uint8_t bytes[STAMP_BYTES];
+		stamp_pack(&probes[i], bytes);
+		size_t n = band_scan(&f->bc, bytes, f->width, f->band_rows, f->band_buf);
+		if (n != ref_len || memcmp(f->band_buf, ref, n) != 0)
+			return false;
+	}
+	return true;
 }
 
 /* ---- API ---- */
@@ -444,6 +650,10 @@ struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsig
 		}
 		memset(f->band_planes.cb, 128, (size_t)f->band_planes.width / 2 * f->band_planes.height);
 		memset(f->band_planes.cr, 128, (size_t)f->band_planes.width / 2 * f->band_planes.height);
+		band_coder_init(&f->bc, &f->enc, width, f->band);
+		if (f->bc.ok)
+			f->band_buf = malloc(band_scan_bound(&f->bc, f->band_rows));
+		f->bc.ok = f->bc.ok && f->band_buf && band_coder_agrees(f);
 	}
 	return f;
 }
@@ -565,6 +775,20 @@ void vcam_frames_rewind(struct vcam_frames *f)
 		f->next_au = 0;
 }
 
+int vcam_frames_prepare(struct vcam_frames *f)
+{
+	if (!f)
+		return -EINVAL;
+	if (f->pixel == VCAM_PIXEL_H264)
+		return 0;
+	for (unsigned i = 0; i < PICTURE_PHASES; i++) {
+		int err = ensure_phase(f, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_t time_ns,
 			       size_t *length)
 {
@@ -602,6 +826,11 @@ const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_
 	return ph->data;
 }
 
+bool vcam_frames_fast_band(const struct vcam_frames *f)
+{
+	return f && f->pixel == VCAM_PIXEL_MJPEG && f->bc.ok;
+}
+
 size_t vcam_frames_max_size(const struct vcam_frames *f)
 {
 	if (!f)
@@ -626,6 +855,7 @@ void vcam_frames_free(struct vcam_frames *f)
 	for (unsigned i = 0; i < PICTURE_PHASES; i++)
 		free(f->phases[i].data);
 	encoder_free(&f->enc);
+	free(f->band_buf);
 	planes_free(&f->band_planes);
 	free(f->band_yu12);
 	free(f->out);

@@ -11,6 +11,7 @@
 #ifndef VCAM_FRAMES_H
 #define VCAM_FRAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,11 @@ int vcam_frames_set_h264_file(struct vcam_frames *f, const char *path);
  * stream, so that it starts with the file's IDR). No-op for other formats. */
 void vcam_frames_rewind(struct vcam_frames *f);
 
+/* Draws (and for MJPEG encodes) every phase now, so that streaming never
+ * waits for one: the camera calls it before a stream starts and after a
+ * brightness change. 0 or a negative errno. */
+int vcam_frames_prepare(struct vcam_frames *f);
+
 /* The frame with this sequence number and capture time. The buffer stays
  * valid until the next call. NULL + errno (ENOMEM, ENODATA, EOVERFLOW). */
 const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_t time_ns,
@@ -48,6 +54,10 @@ const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_
  * raw formats, width * height * 2 for MJPEG (frames never exceed it), the
  * largest access unit for H.264 (width * height * 2 before a file). */
 size_t vcam_frames_max_size(const struct vcam_frames *f);
+
+/* For tests: whether MJPEG frames code their band without libjpeg (the
+ * per-frame fast path; it is used only when it matches libjpeg's output). */
+bool vcam_frames_fast_band(const struct vcam_frames *f);
 
 void vcam_frames_free(struct vcam_frames *f);
 

@@ -400,6 +400,7 @@ int main(int argc, char **argv)
 	cfg.profile = v.profile;
 	cfg.serial = v.serial;
 	cfg.send = send_reply;
+	cfg.clock = now_ns;
 	cfg.ctx = &v;
 	v.cam = vcam_camera_new(&cfg);
 	if (!v.cam || !v.iso) {
