@@ -7,16 +7,17 @@
 
 #include "stamp.h"
 
-/* Thresholds (see README.md for the measurements behind them):
+/* Thresholds (README.md has the measurements):
  * - converted: the maths model libv4lconvert exactly, so a converter from
- *   YUYV/NV12 is off by rounding only; anything else is a defect;
+ *   YUYV/NV12 is off by rounding only, while a 2-pixel shift gives a block
+ *   of 8 or more and a brightness off by 2 a bias of 0.93 or more;
  * - jpeg: the camera's quality 85 4:2:2 JPEG decoded to YCbCr: good frames
- *   stay under mae 0.8, bias 0.12, block 5.0 at every size and phase, while
- *   a 2-row/2-pixel shift, a tear or a wrong phase give blocks of 13 and
- *   more, and a brightness off by 4 a bias of 1.5 or more;
+ *   stay under mae 0.8, bias 0.13, block 5.0 at every size, phase and
+ *   brightness, while a 2-row/2-pixel shift, a tear or a wrong phase give
+ *   blocks of 13 and more, and a brightness off by 2 a bias of 1.39 or more;
  * - jpeg_rgb: the same decoded to RGB with fancy upsampling: good frames
- *   stay under mae 1.0, bias 0.12, block 6.7; defects give blocks of 24 and
- *   more and the same biases. */
+ *   stay under mae 1.0, bias 0.25, block 6.7; defects give blocks of 24 and
+ *   more and biases of 0.94 and more. */
 const struct picture_tolerance picture_tolerance_exact = { .exact = true };
 const struct picture_tolerance picture_tolerance_converted = { .mae = 1.0, .bias = 0.5, .block = 4.0 };
 const struct picture_tolerance picture_tolerance_jpeg = { .mae = 2.0, .bias = 0.75, .block = 8.5 };
@@ -278,7 +279,7 @@ int picture_render(uint8_t *yu12, unsigned w, unsigned h, unsigned phase, int br
 
 /* ---- conversion ---- */
 
-static void full_range_tables(uint8_t luma[256], uint8_t chroma[256])
+void picture_full_range_tables(uint8_t luma[256], uint8_t chroma[256])
 {
 	for (int i = 0; i < 256; i++) {
 		/* round((i - 16) * 255 / 219) and round((i - 128) * 255 / 224) + 128 */
@@ -341,7 +342,7 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 	uint8_t lt[256], ct[256];
 	bool rgb = layout == PICTURE_RGB24 || layout == PICTURE_BGR24;
 	if ((math == PICTURE_MATH_JFIF && !rgb) || math == PICTURE_MATH_JPEGDEC) {
-		full_range_tables(lt, ct);
+		picture_full_range_tables(lt, ct);
 	} else {
 		for (int i = 0; i < 256; i++)
 			lt[i] = ct[i] = (uint8_t)i;

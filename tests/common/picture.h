@@ -86,6 +86,10 @@ int picture_render(uint8_t *yu12, unsigned width, unsigned height, unsigned phas
 int picture_convert(const uint8_t *yu12, unsigned width, unsigned height, enum picture_layout layout,
 		    enum picture_math math, uint8_t *out);
 
+/* Limited (BT.601) to full range (JFIF) maps, rounded: luma 16..235 to
+ * 0..255, chroma 16..240 to 1..255 around 128. */
+void picture_full_range_tables(uint8_t luma[256], uint8_t chroma[256]);
+
 /* render + convert. 0, -EINVAL or -ENOMEM. */
 int picture_generate(enum picture_layout layout, enum picture_math math, uint8_t *out,
 		     unsigned width, unsigned height, unsigned phase, int brightness);

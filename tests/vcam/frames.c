@@ -81,6 +81,8 @@ struct vcam_frames {
 	struct encoder enc;
 	struct band_coder bc;
 	uint8_t *band_buf;
+	struct planes planes; /* the phase being encoded */
+	uint8_t *scratch;     /* the picture being made (YU12) */
 	struct planes band_planes;
 	uint8_t *band_yu12;
 	uint8_t *out;
@@ -236,21 +238,40 @@ static void planes_free(struct planes *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Copies a full-range YU12 picture into padded 4:2:2 planes. */
+static void map_row(uint8_t *dst, const uint8_t *src, size_t n, const uint8_t map[256])
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = map[src[i]];
+}
+
+/* Fills padded 4:2:2 planes with a limited-range YU12 picture made full
+ * range (JFIF); rows and columns past the picture repeat its edge. */
 static void planes_fill(struct planes *p, const uint8_t *yu12, unsigned w, unsigned h)
 {
 	const uint8_t *Y = yu12, *U = yu12 + (size_t)w * h, *V = U + (size_t)w * h / 4;
 	unsigned pw = p->width, cw = w / 2, pcw = pw / 2;
+	uint8_t lmap[256], cmap[256];
+	picture_full_range_tables(lmap, cmap);
 	for (unsigned y = 0; y < p->height; y++) {
-		unsigned sy = y < h ? y : h - 1;
 		uint8_t *yr = p->y + (size_t)y * pw, *cbr = p->cb + (size_t)y * pcw,
 			*crr = p->cr + (size_t)y * pcw;
-		memcpy(yr, Y + (size_t)sy * w, w);
+		if (y >= h) {
+			memcpy(yr, yr - pw, pw);
+			memcpy(cbr, cbr - pcw, pcw);
+			memcpy(crr, crr - pcw, pcw);
+			continue;
+		}
+		map_row(yr, Y + (size_t)y * w, w, lmap);
 		memset(yr + w, yr[w - 1], pw - w);
-		memcpy(cbr, U + (size_t)(sy / 2) * cw, cw);
-		memset(cbr + cw, cbr[cw - 1], pcw - cw);
-		memcpy(crr, V + (size_t)(sy / 2) * cw, cw);
-		memset(crr + cw, crr[cw - 1], pcw - cw);
+		if (y % 2 == 0) {
+			map_row(cbr, U + (size_t)(y / 2) * cw, cw, cmap);
+			memset(cbr + cw, cbr[cw - 1], pcw - cw);
+			map_row(crr, V + (size_t)(y / 2) * cw, cw, cmap);
+			memset(crr + cw, crr[cw - 1], pcw - cw);
+		} else { /* 4:2:0 chroma, 4:2:2 planes: the row pair shares it */
+			memcpy(cbr, cbr - pcw, pcw);
+			memcpy(crr, crr - pcw, pcw);
+		}
 	}
 }
 
@@ -413,6 +434,15 @@ static size_t band_scan(const struct band_coder *bc, const uint8_t bytes[STAMP_B
 
 /* ---- phases ---- */
 
+/* Scratch buffers for making phases, kept: 1080p phases made one after the
+ * other would otherwise fault in fresh pages each time. */
+static uint8_t *scratch_picture(struct vcam_frames *f)
+{
+	if (!f->scratch)
+		f->scratch = malloc(picture_frame_size(PICTURE_YU12, f->width, f->height));
+	return f->scratch;
+}
+
 static int make_raw_phase(struct vcam_frames *f, struct phase *ph, unsigned index, uint8_t *yu12)
 {
 	if (!ph->data) {
@@ -431,20 +461,14 @@ static int make_raw_phase(struct vcam_frames *f, struct phase *ph, unsigned inde
 static int make_jpeg_phase(struct vcam_frames *f, struct phase *ph, unsigned index, uint8_t *yu12)
 {
 	unsigned w = f->width, h = f->height;
-	size_t yu12_size = picture_frame_size(PICTURE_YU12, w, h);
-	uint8_t *full = malloc(yu12_size);
-	struct planes p = { 0 };
-	int err = full ? planes_alloc(&p, w, h) : -ENOMEM;
+	struct planes *p = &f->planes;
+	int err = p->y ? 0 : planes_alloc(p, w, h);
 	if (!err)
 		err = picture_render(yu12, w, h, index, f->brightness);
-	if (!err)
-		err = picture_convert(yu12, w, h, PICTURE_YU12, PICTURE_MATH_JFIF, full);
 	if (!err) {
-		planes_fill(&p, full, w, h);
-		err = encode(&f->enc, &p, w, h);
+		planes_fill(p, yu12, w, h);
+		err = encode(&f->enc, p, w, h);
 	}
-	free(full);
-	planes_free(&p);
 	if (err)
 		return err;
 
@@ -486,12 +510,11 @@ static int ensure_phase(struct vcam_frames *f, unsigned index)
 	if (ph->ready && ph->brightness == f->brightness)
 		return 0;
 	ph->ready = false;
-	uint8_t *yu12 = malloc(picture_frame_size(PICTURE_YU12, f->width, f->height));
+	uint8_t *yu12 = scratch_picture(f);
 	if (!yu12)
 		return -ENOMEM;
 	int err = f->pixel == VCAM_PIXEL_MJPEG ? make_jpeg_phase(f, ph, index, yu12)
 					       : make_raw_phase(f, ph, index, yu12);
-	free(yu12);
 	if (err)
 		return err;
 	ph->brightness = f->brightness;
@@ -856,6 +879,8 @@ void vcam_frames_free(struct vcam_frames *f)
 		free(f->phases[i].data);
 	encoder_free(&f->enc);
 	free(f->band_buf);
+	planes_free(&f->planes);
+	free(f->scratch);
 	planes_free(&f->band_planes);
 	free(f->band_yu12);
 	free(f->out);
