@@ -16,12 +16,18 @@
  *   brightness, while a 2-row/2-pixel shift, a tear or a wrong phase give
  *   blocks of 13 and more, and a brightness off by 2 a bias of 1.39 or more;
  * - jpeg_rgb: the same decoded to RGB with fancy upsampling: good frames
- *   stay under mae 1.0, bias 0.25, block 6.7; defects give blocks of 24 and
- *   more and biases of 0.94 and more. */
+ *   stay under mae 1.0, bias 0.25, block 6.7 (8.6 through ffmpeg's
+ *   converter); defects give blocks of 16 and more and biases of 0.94 and
+ *   more;
+ * - jpeg_420: the same as YU12 (a JPEG's raw YCbCr, or made limited range):
+ *   good frames stay under mae 0.6, bias 0.13, block 4.2; defects give
+ *   blocks of 8 and more (a 2-pixel shift of a raw frame) and biases of 1.2
+ *   and more. */
 const struct picture_tolerance picture_tolerance_exact = { .exact = true };
 const struct picture_tolerance picture_tolerance_converted = { .mae = 1.0, .bias = 0.5, .block = 4.0 };
 const struct picture_tolerance picture_tolerance_jpeg = { .mae = 2.0, .bias = 0.75, .block = 8.5 };
 const struct picture_tolerance picture_tolerance_jpeg_rgb = { .mae = 2.5, .bias = 0.75, .block = 12.0 };
+const struct picture_tolerance picture_tolerance_jpeg_420 = { .mae = 1.5, .bias = 0.75, .block = 6.5 };
 
 static int clamp8(int v)
 {

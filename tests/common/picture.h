@@ -62,6 +62,7 @@ extern const struct picture_tolerance picture_tolerance_exact;
 extern const struct picture_tolerance picture_tolerance_converted; /* RGB/YU12/YV12 from raw */
 extern const struct picture_tolerance picture_tolerance_jpeg;      /* JPEG decoded to YCbCr */
 extern const struct picture_tolerance picture_tolerance_jpeg_rgb;  /* JPEG decoded to RGB */
+extern const struct picture_tolerance picture_tolerance_jpeg_420;  /* JPEG decoded to YU12/YV12 */
 
 struct picture_diff {
 	uint64_t samples;    /* bytes compared */

@@ -67,8 +67,8 @@ static unsigned candidates_of(enum picture_layout layout, struct candidate c[MAX
 	case PICTURE_YU12:
 	case PICTURE_YV12:
 		c[0] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_converted };
-		c[1] = (struct candidate){ PICTURE_MATH_JFIF, &picture_tolerance_jpeg };
-		c[2] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_jpeg };
+		c[1] = (struct candidate){ PICTURE_MATH_JFIF, &picture_tolerance_jpeg_420 };
+		c[2] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_jpeg_420 };
 		return 3;
 	case PICTURE_RGB24:
 	case PICTURE_BGR24:

@@ -99,22 +99,46 @@ static uint8_t *jpeg_decode(const uint8_t *j, unsigned long len, unsigned w, uns
 	return out;
 }
 
-/* Whether a frame whose content is `content` (YU12), sent as JPEG, passes
- * against `want`, decoded both ways. */
-static void jpeg_judge(const uint8_t *content, const uint8_t *want, unsigned w, unsigned h,
-		       bool *pass_ycc, bool *pass_rgb, struct picture_diff *dy, struct picture_diff *dr)
+/* How a frame whose content is `content` (YU12), sent as JPEG, compares
+ * with `want` in the three forms a capture can have: decoded YCbCr (the
+ * checker's MJPEG path), RGB from a JPEG decoder, YU12 from the JPEG's raw
+ * YCbCr (as libv4lconvert writes it). */
+enum { AS_YCC, AS_RGB, AS_YU12, FORMS };
+static const char *const form_names[] = { "ycc", "rgb", "yu12" };
+
+struct judged {
+	bool pass[FORMS];
+	struct picture_diff d[FORMS];
+};
+
+static struct judged jpeg_judge(const uint8_t *content, const uint8_t *want, unsigned w, unsigned h)
 {
+	struct judged r;
 	unsigned long len;
 	uint8_t *j = jpeg_encode(content, w, h, &len);
 	uint8_t *ycc = jpeg_decode(j, len, w, h, false);
 	uint8_t *rgb = jpeg_decode(j, len, w, h, true);
-	ck_assert_int_eq(picture_compare(PICTURE_YUV444, PICTURE_MATH_JFIF, ycc, want, w, h, dy), 0);
-	ck_assert_int_eq(picture_compare(PICTURE_RGB24, PICTURE_MATH_JPEGDEC, rgb, want, w, h, dr), 0);
-	*pass_ycc = picture_within(dy, &picture_tolerance_jpeg);
-	*pass_rgb = picture_within(dr, &picture_tolerance_jpeg_rgb);
+	uint8_t *yu12 = xalloc(picture_frame_size(PICTURE_YU12, w, h));
+	size_t n = (size_t)w * h, cw = w / 2;
+	for (size_t i = 0; i < n; i++)
+		yu12[i] = ycc[3 * i];
+	for (unsigned y = 0; y < h; y += 2)
+		for (unsigned x = 0; x < w; x += 2) {
+			const uint8_t *px = ycc + ((size_t)(y + 1) * w + x) * 3; /* 2nd row of the pair */
+			yu12[n + y / 2 * cw + x / 2] = px[1];
+			yu12[n + n / 4 + y / 2 * cw + x / 2] = px[2];
+		}
+	ck_assert_int_eq(picture_compare(PICTURE_YUV444, PICTURE_MATH_JFIF, ycc, want, w, h, &r.d[AS_YCC]), 0);
+	ck_assert_int_eq(picture_compare(PICTURE_RGB24, PICTURE_MATH_JPEGDEC, rgb, want, w, h, &r.d[AS_RGB]), 0);
+	ck_assert_int_eq(picture_compare(PICTURE_YU12, PICTURE_MATH_JFIF, yu12, want, w, h, &r.d[AS_YU12]), 0);
+	r.pass[AS_YCC] = picture_within(&r.d[AS_YCC], &picture_tolerance_jpeg);
+	r.pass[AS_RGB] = picture_within(&r.d[AS_RGB], &picture_tolerance_jpeg_rgb);
+	r.pass[AS_YU12] = picture_within(&r.d[AS_YU12], &picture_tolerance_jpeg_420);
 	free(j);
 	free(ycc);
 	free(rgb);
+	free(yu12);
+	return r;
 }
 
 START_TEST(sizes)
@@ -311,13 +335,11 @@ START_TEST(jpeg_good_passes)
 	for (unsigned p = 0; p < PICTURE_PHASES; p++)
 		for (size_t k = 0; k < 3; k++) {
 			uint8_t *want = expected(w, h, p, bright[k]);
-			bool py, pr;
-			struct picture_diff dy, dr;
-			jpeg_judge(want, want, w, h, &py, &pr, &dy, &dr);
-			ck_assert_msg(py && pr,
-				      "%ux%u phase %u b %d: ycc mae %.2f bias %.2f block %.2f, "
-				      "rgb mae %.2f bias %.2f block %.2f",
-				      w, h, p, bright[k], dy.mae, dy.bias, dy.block, dr.mae, dr.bias, dr.block);
+			struct judged r = jpeg_judge(want, want, w, h);
+			for (int f = 0; f < FORMS; f++)
+				ck_assert_msg(r.pass[f], "%ux%u phase %u b %d as %s: mae %.2f bias %.2f block %.2f",
+					      w, h, p, bright[k], form_names[f], r.d[f].mae, r.d[f].bias,
+					      r.d[f].block);
 			free(want);
 		}
 }
@@ -329,10 +351,9 @@ START_TEST(jpeg_good_passes_large)
 	for (size_t k = 0; k < 2; k++) {
 		unsigned w = sz[k][0], h = sz[k][1];
 		uint8_t *want = expected(w, h, 9, 16);
-		bool py, pr;
-		struct picture_diff dy, dr;
-		jpeg_judge(want, want, w, h, &py, &pr, &dy, &dr);
-		ck_assert_msg(py && pr, "%ux%u: ycc block %.2f, rgb block %.2f", w, h, dy.block, dr.block);
+		struct judged r = jpeg_judge(want, want, w, h);
+		for (int f = 0; f < FORMS; f++)
+			ck_assert_msg(r.pass[f], "%ux%u as %s: block %.2f", w, h, form_names[f], r.d[f].block);
 		free(want);
 	}
 }
@@ -442,17 +463,41 @@ START_TEST(jpeg_defects_fail)
 			int b = bright[(p / 3 + (unsigned)d) % 3];
 			uint8_t *want = expected(w, h, p, b);
 			uint8_t *bad = defective((enum defect)d, w, h, p, b);
-			bool py, pr;
-			struct picture_diff dy, dr;
-			jpeg_judge(bad, want, w, h, &py, &pr, &dy, &dr);
-			ck_assert_msg(!py && !pr,
-				      "%ux%u phase %u b %d %s passes: ycc mae %.2f bias %.2f block %.2f, "
-				      "rgb mae %.2f bias %.2f block %.2f",
-				      w, h, p, b, defect_names[d], dy.mae, dy.bias, dy.block, dr.mae, dr.bias,
-				      dr.block);
+			struct judged r = jpeg_judge(bad, want, w, h);
+			for (int f = 0; f < FORMS; f++)
+				ck_assert_msg(!r.pass[f], "%ux%u phase %u b %d %s passes as %s: mae %.2f bias %.2f block %.2f",
+					      w, h, p, b, defect_names[d], form_names[f], r.d[f].mae, r.d[f].bias,
+					      r.d[f].block);
 			free(want);
 			free(bad);
 		}
+}
+END_TEST
+
+/* Converted raw frames with a defect fail even the lenient tolerances the
+ * checker also allows for YU12 and RGB (in case a JPEG was the source). */
+static const unsigned raw_sizes[][2] = { { 160, 120 }, { 640, 480 }, { 1920, 1080 } };
+
+START_TEST(raw_defects_fail_lenient)
+{
+	unsigned w = raw_sizes[_i][0], h = raw_sizes[_i][1];
+	uint8_t *rgb = xalloc(picture_frame_size(PICTURE_RGB24, w, h));
+	for (unsigned p = 1; p < PICTURE_PHASES; p += 7)
+		for (int d = 0; d < DEFECTS; d++) {
+			uint8_t *want = expected(w, h, p, 0);
+			uint8_t *bad = defective((enum defect)d, w, h, p, 0);
+			struct picture_diff dy, dr;
+			ck_assert_int_eq(picture_compare(PICTURE_YU12, PICTURE_MATH_BT601, bad, want, w, h, &dy), 0);
+			ck_assert_int_eq(picture_convert(bad, w, h, PICTURE_RGB24, PICTURE_MATH_BT601, rgb), 0);
+			ck_assert_int_eq(picture_compare(PICTURE_RGB24, PICTURE_MATH_BT601, rgb, want, w, h, &dr), 0);
+			ck_assert_msg(!picture_within(&dy, &picture_tolerance_jpeg_420) &&
+					      !picture_within(&dr, &picture_tolerance_jpeg_rgb),
+				      "%ux%u phase %u %s passes: yu12 block %.2f bias %.2f, rgb block %.2f bias %.2f",
+				      w, h, p, defect_names[d], dy.block, dy.bias, dr.block, dr.bias);
+			free(want);
+			free(bad);
+		}
+	free(rgb);
 }
 END_TEST
 
@@ -494,6 +539,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, jpeg_good_passes, 0, 3);
 	tcase_add_test(tc, jpeg_good_passes_large);
 	tcase_add_loop_test(tc, jpeg_defects_fail, 0, 3);
+	tcase_add_loop_test(tc, raw_defects_fail_lenient, 0, 3);
 	tcase_add_test(tc, big_sizes_do_not_crash);
 	tcase_add_test(tc, mean_luma);
 	suite_add_tcase(s, tc);

@@ -430,14 +430,15 @@ static int set_interface(struct vcam_camera *cam, const struct usbip_header *h, 
 		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	cam->streaming_alt = (uint8_t)alt;
 	stop_streaming(cam, "alternate setting changed");
-	if (alt > 0) {
-		cam->packet_room = vcam_alt_bytes(&cam->profile->alts[alt - 1]);
-		LOG("alternate setting %u: %u bytes per interval\n", alt, cam->packet_room);
-		start_streaming(cam, now_ns);
-	} else if (!iso && cam->committed) {
-		cam->committed = false;
-	}
-	return reply(cam, h, 0, NULL, 0, NULL, 0);
+	/* Answer first: drawing a new format's pictures can take seconds under
+	 * emulation, longer than a host waits for a control transfer. */
+	int err = reply(cam, h, 0, NULL, 0, NULL, 0);
+	if (err || alt == 0)
+		return err;
+	cam->packet_room = vcam_alt_bytes(&cam->profile->alts[alt - 1]);
+	LOG("alternate setting %u: %u bytes per interval\n", alt, cam->packet_room);
+	start_streaming(cam, now_ns);
+	return serve_video(cam, now_ns);
 }
 
 static int standard_request(struct vcam_camera *cam, const struct usbip_header *h,
@@ -515,13 +516,16 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 			cam->probe = p;
 			LOG("commit: format %u frame %u interval %u\n", p.format_index, p.frame_index,
 			    p.interval);
-			/* Bulk cameras start sending once the host commits. */
-			if (cam->profile->transfer == VCAM_BULK)
-				start_streaming(cam, now_ns);
 		}
 		request_ok(cam);
 		int err = reply(cam, h, 0, NULL, 0, NULL, 0);
-		return err ? err : serve_video(cam, now_ns);
+		if (err)
+			return err;
+		/* Bulk cameras start sending once the host commits (after the
+		 * answer, as for SET_INTERFACE). */
+		if (!is_probe && cam->profile->transfer == VCAM_BULK)
+			start_streaming(cam, now_ns);
+		return serve_video(cam, now_ns);
 	}
 	case UVC_GET_CUR:
 		p = is_probe ? cam->probe : *active_probe(cam);

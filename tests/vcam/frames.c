@@ -33,7 +33,6 @@ struct sink {
 	struct jpeg_destination_mgr pub;
 	uint8_t *buf;
 	size_t cap, len;
-	bool failed;
 };
 
 struct jerr {
@@ -107,7 +106,6 @@ static void sink_init(j_compress_ptr c)
 		s->cap = 65536;
 	}
 	s->len = 0;
-	s->failed = false;
 	s->pub.next_output_byte = s->buf;
 	s->pub.free_in_buffer = s->cap;
 }
@@ -119,7 +117,6 @@ static boolean sink_grow(j_compress_ptr c)
 	size_t cap = s->cap * 2;
 	uint8_t *b = realloc(s->buf, cap);
 	if (!b) {
-		s->failed = true;
 		c->err->error_exit((j_common_ptr)c); /* longjmps */
 	}
 	s->buf = b;
@@ -522,8 +519,6 @@ static int ensure_phase(struct vcam_frames *f, unsigned index)
 	return 0;
 }
 
-/* The MJPEG frame: SOI, COM, the phase's header, the band's MCU rows encoded
- * with the stamp, the phase's remaining scan data and EOI. */
 /* The band's scan data (restart markers between its rows, none after) as
  * libjpeg codes it: the slow path, and the reference for the fast one. */
 static int band_scan_libjpeg(struct vcam_frames *f, const struct stamp *s, const uint8_t **scan,
