@@ -46,9 +46,7 @@ struct vcam_camera {
 
 	/* streaming */
 	bool streaming;
-	struct vcam_frames *frames;
-	enum vcam_pixel frames_pixel;
-	unsigned frames_width, frames_height;
+	struct vcam_frames *frames; /* the stream's pictures, owned by the caller */
 	unsigned picture_generation;
 	struct vcam_payload payload;
 	uint32_t packet_room; /* isochronous bytes per packet */
@@ -238,62 +236,47 @@ static const struct vcam_probe *active_probe(const struct vcam_camera *cam)
 	return cam->committed ? &cam->commit : &cam->probe;
 }
 
-static int prepare_frames(struct vcam_camera *cam, const struct vcam_format *fmt,
-			  const struct vcam_frame_size *f)
+/* Takes the pictures for the stream's format, once drawn; the sensor starts
+ * then. False while they are not ready. */
+static bool acquire_frames(struct vcam_camera *cam, uint64_t now_ns)
 {
-	int brightness = vcam_controls_brightness(cam->controls);
-	if (cam->frames && cam->frames_pixel == fmt->pixel && cam->frames_width == f->width &&
-	    cam->frames_height == f->height) {
-		vcam_frames_rewind(cam->frames);
-		return vcam_frames_prepare(cam->frames);
-	}
-	vcam_frames_free(cam->frames);
-	cam->frames = vcam_frames_new(fmt->pixel, f->width, f->height, brightness);
-	if (!cam->frames)
-		return -errno;
-	if (fmt->pixel == VCAM_PIXEL_H264) {
-		int err = cam->cfg.h264_file ? vcam_frames_set_h264_file(cam->frames, cam->cfg.h264_file)
-					     : -ENOENT;
-		if (err) {
-			vcam_frames_free(cam->frames);
-			cam->frames = NULL;
-			return err;
+	if (cam->frames)
+		return true;
+	const struct vcam_probe *p = active_probe(cam);
+	const struct vcam_format *fmt = vcam_probe_format(cam->profile, p);
+	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
+	cam->frames = cam->cfg.frames(cam->cfg.ctx, fmt->pixel, f->width, f->height);
+	if (!cam->frames) {
+		if (errno != EAGAIN) {
+			LOG("cannot make frames for format %u frame %u: %s\n", p->format_index,
+			    p->frame_index, strerror(errno));
+			stop_streaming(cam, "no pictures");
 		}
+		return false;
 	}
-	/* All pictures ready before the first frame is due, as a sensor is. */
-	int err = vcam_frames_prepare(cam->frames);
-	if (err)
-		return err;
-	cam->frames_pixel = fmt->pixel;
-	cam->frames_width = f->width;
-	cam->frames_height = f->height;
-	cam->picture_generation = vcam_controls_picture_generation(cam->controls);
-	return 0;
+	vcam_frames_rewind(cam->frames);
+	/* Pictures are drawn at brightness 0: redraw if the host changed it. */
+	cam->picture_generation = ~vcam_controls_picture_generation(cam->controls);
+	cam->stream_start_ns = now_ns;
+	cam->next_index = 0;
+	return true;
 }
 
 static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 {
 	const struct vcam_probe *p = active_probe(cam);
-	const struct vcam_format *fmt = vcam_probe_format(cam->profile, p);
 	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
-	int err = prepare_frames(cam, fmt, f);
-	if (err) {
-		LOG("cannot make frames for format %u frame %u: %s\n", p->format_index,
-		    p->frame_index, strerror(-err));
-		return;
-	}
-	if (cam->cfg.clock)
-		now_ns = cam->cfg.clock();
 	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);
 	cam->streaming = true;
-	cam->stream_start_ns = now_ns;
+	cam->frames = NULL;
 	cam->interval_ns = (uint64_t)p->interval * 100;
-	cam->next_index = 0;
 	cam->sequence_base = cam->sequence;
 	cam->stats.frames_sent = cam->stats.frames_dropped = 0;
 	LOG("stream started: format %u frame %u (%ux%u) interval %u00 ns, payload %u bytes%s\n",
 	    p->format_index, p->frame_index, f->width, f->height, p->interval,
 	    p->max_payload_transfer_size, cam->cfg.unpaced ? ", unpaced" : "");
+	if (!acquire_frames(cam, now_ns) && cam->streaming)
+		LOG("waiting for the pictures of %ux%u to be drawn\n", f->width, f->height);
 }
 
 /* The frame the sensor has ready by now, if the last one is out. */
@@ -312,8 +295,11 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 	}
 	unsigned generation = vcam_controls_picture_generation(cam->controls);
 	if (generation != cam->picture_generation) {
-		vcam_frames_set_brightness(cam->frames, vcam_controls_brightness(cam->controls));
-		vcam_frames_prepare(cam->frames);
+		int brightness = vcam_controls_brightness(cam->controls);
+		if (vcam_frames_brightness(cam->frames) != brightness) {
+			vcam_frames_set_brightness(cam->frames, brightness);
+			vcam_frames_prepare(cam->frames);
+		}
 		cam->picture_generation = generation;
 	}
 	uint64_t capture_ns = cam->cfg.unpaced ? now_ns : cam->stream_start_ns + index * cam->interval_ns;
@@ -355,6 +341,8 @@ static int complete_iso(struct vcam_camera *cam, struct urb *u, uint64_t now_ns)
 /* Sends every video URB that has data to carry by now. */
 static int serve_video(struct vcam_camera *cam, uint64_t now_ns)
 {
+	if (cam->streaming && !acquire_frames(cam, now_ns))
+		return 0;
 	while (cam->streaming && cam->video_urbs.head) {
 		struct urb *u = cam->video_urbs.head;
 		if (!cam->payload.in_frame && !cam->payload.zlp_owed && !next_frame(cam, now_ns))
@@ -679,7 +667,8 @@ int vcam_camera_command(struct vcam_camera *cam, const struct usbip_header *h,
 uint64_t vcam_camera_deadline(const struct vcam_camera *cam)
 {
 	uint64_t t = cam->next_tick_ns;
-	if (cam->streaming && cam->video_urbs.head && !cam->payload.in_frame && !cam->cfg.unpaced) {
+	if (cam->streaming && cam->frames && cam->video_urbs.head && !cam->payload.in_frame &&
+	    !cam->cfg.unpaced) {
 		uint64_t due = cam->stream_start_ns + cam->next_index * cam->interval_ns;
 		if (due < t)
 			t = due;
@@ -758,7 +747,6 @@ void vcam_camera_free(struct vcam_camera *cam)
 	queue_clear(&cam->video_urbs);
 	queue_clear(&cam->status_urbs);
 	vcam_controls_free(cam->controls);
-	vcam_frames_free(cam->frames);
 	free(cam->scratch);
 	free(cam);
 }

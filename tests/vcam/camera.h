@@ -19,7 +19,11 @@ struct vcam_camera_config {
 	const char *serial;
 	bool unpaced;          /* frames as fast as the host takes them */
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
-	const char *h264_file; /* Annex-B stream for frame-based H.264 */
+	/* The frames of a format and size, owned by the caller, or NULL with
+	 * errno EAGAIN while they are still being drawn (then call
+	 * vcam_camera_run() again once they may be ready). */
+	struct vcam_frames *(*frames)(void *ctx, enum vcam_pixel pixel, unsigned width,
+				      unsigned height);
 	/* Sends one reply: a 48-byte header, IN data, isochronous descriptors. */
 	int (*send)(void *ctx, const uint8_t *header, const uint8_t *data, size_t length,
 		    const struct usbip_iso_desc *iso, unsigned packets);

@@ -793,6 +793,11 @@ void vcam_frames_rewind(struct vcam_frames *f)
 		f->next_au = 0;
 }
 
+int vcam_frames_brightness(const struct vcam_frames *f)
+{
+	return f->brightness;
+}
+
 int vcam_frames_prepare(struct vcam_frames *f)
 {
 	if (!f)

@@ -31,6 +31,8 @@ struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsig
 /* Takes effect from the next frame; each phase is remade when first needed.
  * Clamped to -32768..32767 (the picture itself saturates). 0 or -errno. */
 int vcam_frames_set_brightness(struct vcam_frames *f, int brightness);
+/* The brightness the pictures are (or will be) drawn with. */
+int vcam_frames_brightness(const struct vcam_frames *f);
 
 /* Loads an Annex-B stream and splits it into access units. 0, or -EINVAL
  * (not H264 frames, or no slice in the file), -ENOENT/-EACCES/..., -EFBIG. */

@@ -23,10 +23,12 @@
 #include "camera.h"
 #include "controls.h"
 #include "descriptors.h"
+#include "frame_cache.h"
 #include "usbip.h"
 
 struct vcam {
 	struct vcam_camera *cam;
+	struct vcam_frame_cache *pictures;
 	const struct vcam_profile *profile;
 	const char *serial;
 	uint32_t devid;
@@ -41,6 +43,13 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct vcam_frames *cached_frames(void *ctx, enum vcam_pixel pixel, unsigned width,
+				       unsigned height)
+{
+	struct vcam *v = ctx;
+	return vcam_frame_cache_get(v->pictures, pixel, width, height);
 }
 
 static int read_full(int fd, void *buf, size_t len)
@@ -337,6 +346,7 @@ int main(int argc, char **argv)
 	struct vcam_camera_config cfg = { 0 };
 	const char *profile = "default";
 	bool describe_only = false;
+	const char *h264_file = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "p:s:ue:ldh", options, NULL)) != -1) {
@@ -361,7 +371,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'H':
-			cfg.h264_file = optarg;
+			h264_file = optarg;
 			break;
 		case 'l':
 			list_profiles();
@@ -401,6 +411,12 @@ int main(int argc, char **argv)
 	cfg.serial = v.serial;
 	cfg.send = send_reply;
 	cfg.clock = now_ns;
+	cfg.frames = cached_frames;
+	v.pictures = vcam_frame_cache_new(v.profile, h264_file);
+	if (!v.pictures) {
+		perror("uvcuse-vcam: frame cache");
+		return 1;
+	}
 	cfg.ctx = &v;
 	v.cam = vcam_camera_new(&cfg);
 	if (!v.cam || !v.iso) {
@@ -429,12 +445,13 @@ int main(int argc, char **argv)
 	int status = 0;
 	for (;;) {
 		arm_timer(tfd, v.sock >= 0 ? vcam_camera_deadline(v.cam) : UINT64_MAX);
-		struct pollfd fds[3] = {
+		struct pollfd fds[4] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = tfd, .events = POLLIN },
+			{ .fd = vcam_frame_cache_fd(v.pictures), .events = POLLIN },
 			{ .fd = v.sock, .events = POLLIN },
 		};
-		if (poll(fds, v.sock >= 0 ? 3 : 2, -1) < 0) {
+		if (poll(fds, v.sock >= 0 ? 4 : 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("uvcuse-vcam: poll");
@@ -462,7 +479,9 @@ int main(int argc, char **argv)
 			if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 				perror("uvcuse-vcam: timerfd");
 		}
-		if (v.sock >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (fds[2].revents & POLLIN)
+			vcam_frame_cache_ack(v.pictures);
+		if (v.sock >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int err;
 			/* Take every complete command queued before going back to poll. */
 			do
@@ -491,6 +510,7 @@ int main(int argc, char **argv)
 	vcam_camera_stats(v.cam, &st);
 	fprintf(stderr, "vcam: exit, %llu URBs served\n", (unsigned long long)st.urbs);
 	vcam_camera_free(v.cam);
+	vcam_frame_cache_free(v.pictures);
 	free(v.out_buf);
 	free(v.iso);
 	return status;
