@@ -406,6 +406,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uvcuse-vcam: --serial must be 1 to 126 characters\n");
 		return 2;
 	}
+	/* Blocked before any thread starts, so that only the signalfd sees them. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	v.iso = calloc(USBIP_MAX_ISO_PACKETS, sizeof(*v.iso));
 	cfg.profile = v.profile;
 	cfg.serial = v.serial;
@@ -426,13 +434,6 @@ int main(int argc, char **argv)
 	/* A device id of our own: bus 100 + process id, for vhci's bookkeeping. */
 	v.devid = (100u << 16) | ((uint32_t)getpid() & 0xffff);
 
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGUSR1);
-	sigaddset(&mask, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (sfd < 0 || tfd < 0) {

@@ -18,6 +18,6 @@ check "argument with quotes" "it's \"quoted\" \$HOME" "$4"
 check uid 0 "$(id -u)"
 check stdin /dev/null "$(readlink /proc/self/fd/0)"
 check HOME "$HOME" "$(getent passwd root | cut -d: -f6)"
-[ -n "${PATH:-}" ] && echo "ok: PATH=$PATH" || { echo "FAIL: no PATH"; fail=1; }
+if [ -n "${PATH:-}" ]; then echo "ok: PATH=$PATH"; else echo "FAIL: no PATH"; fail=1; fi
 echo "to stderr" >&2
 exit $fail
