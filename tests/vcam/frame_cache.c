@@ -69,7 +69,7 @@ static void *worker(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		struct entry *e;
+		struct entry *e = NULL;
 		while (!c->stop && !(e = next_request(c)))
 			pthread_cond_wait(&c->wake, &c->lock);
 		if (c->stop)
