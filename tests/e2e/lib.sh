@@ -11,6 +11,7 @@ FRAMECHECK=$BUILD/tests/tools/uvcuse-framecheck
 WORK=$(mktemp -d /tmp/scenario.XXXXXX)
 VCAM_PIDS=()
 STEPS=0
+SHOW_LOGS=always # or "failure": the cameras' logs at exit
 
 step() {
 	STEPS=$((STEPS + 1))
@@ -33,6 +34,7 @@ cleanup() {
 	done
 	for log in "$WORK"/vcam-*.log; do
 		[ -e "$log" ] || continue
+		[ $status -ne 0 ] || [ "$SHOW_LOGS" = always ] || continue
 		echo "--- $(basename "$log") (last 15 lines)"
 		tail -n 15 "$log"
 	done
