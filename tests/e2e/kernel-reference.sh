@@ -17,7 +17,15 @@ UVC61_STREAMON=(
 )
 
 load_modules vhci-hcd uvcvideo
-vcam_start "REF-$PROFILE" --profile "$PROFILE"
+VCAM_ARGS=(--profile "$PROFILE")
+if [ "$PROFILE" = h264 ]; then
+	# The camera's H.264 frames: 30 access units that ffmpeg encodes now.
+	ffmpeg -hide_banner -loglevel error -nostdin -f lavfi -i testsrc2=size=1280x720:rate=30 \
+		-frames:v 30 -c:v libx264 -preset ultrafast -g 30 -bf 0 -f h264 "$WORK/source.h264" ||
+		fail "encoding the H.264 source"
+	VCAM_ARGS+=(--h264 "$WORK/source.h264")
+fi
+vcam_start "REF-$PROFILE" "${VCAM_ARGS[@]}"
 NODE=$(video_node "REF-$PROFILE")
 echo "camera REF-$PROFILE is $NODE ($(cat "/sys/class/video4linux/${NODE#/dev/}/name"))"
 
@@ -26,8 +34,17 @@ same_formats "$NODE" "$PROFILE"
 
 case $PROFILE in
 h264)
-	# Listing is what the H.264 profile proves under uvcvideo.
-	exit 0
+	step "capture H.264 1280x720, 30 frames"
+	capture_mmap "$NODE" H264 1280x720 30 "$WORK/capture.h264"
+	# Frame-based payloads carry the access units unchanged, in order.
+	frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries \
+		stream=nb_read_frames -of csv=p=0 "$WORK/capture.h264") || fail "ffprobe"
+	errors=$(ffmpeg -hide_banner -nostdin -v error -i "$WORK/capture.h264" -f null - 2>&1 | wc -l)
+	echo "captured H.264: $frames frames decoded, $errors decoder errors"
+	if [ "$frames" -ne 30 ] || [ "$errors" -ne 0 ]; then
+		fail "captured H.264 is not the camera's stream"
+	fi
+	cmp "$WORK/source.h264" "$WORK/capture.h264" && echo "byte-identical to the source"
 	;;
 nv12)
 	step "v4l2-compliance -s"
