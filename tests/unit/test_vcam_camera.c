@@ -1,0 +1,307 @@
+/* The virtual camera as vhci-hcd sees it: URBs in, replies out, with a fake
+ * clock. Enumeration, probe/commit, STALLs with error codes, isochronous
+ * streaming paced by the frame interval, and unlinking. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/usb/ch9.h>
+#include <linux/usb/video.h>
+
+#include "camera.h"
+#include "controls.h"
+#include "descriptors.h"
+#include "frames.h"
+#include "payload.h"
+#include "probe.h"
+
+struct reply {
+	uint8_t header[USBIP_HEADER_SIZE];
+	uint8_t data[256 * 1024];
+	size_t length;
+	struct usbip_iso_desc iso[64];
+	unsigned packets;
+};
+
+static struct reply replies[16];
+static unsigned n_replies;
+static uint64_t fake_now;
+static struct vcam_frames *frames;
+
+static int fake_send(void *ctx, const uint8_t *header, const uint8_t *data, size_t length,
+		     const struct usbip_iso_desc *iso, unsigned packets)
+{
+	(void)ctx;
+	ck_assert_uint_lt(n_replies, 16);
+	struct reply *r = &replies[n_replies++];
+	memcpy(r->header, header, USBIP_HEADER_SIZE);
+	ck_assert_uint_le(length, sizeof(r->data));
+	if (length)
+		memcpy(r->data, data, length);
+	r->length = length;
+	ck_assert_uint_le(packets, 64);
+	memcpy(r->iso, iso, packets * sizeof(*iso));
+	r->packets = packets;
+	return 0;
+}
+
+static uint64_t fake_clock(void)
+{
+	return fake_now;
+}
+
+static struct vcam_frames *fake_frames(void *ctx, enum vcam_pixel pixel, unsigned w, unsigned h)
+{
+	(void)ctx;
+	if (!frames) {
+		frames = vcam_frames_new(pixel, w, h, 0);
+		vcam_frames_prepare(frames);
+	}
+	return frames;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int32_t reply_status(const struct reply *r)
+{
+	return (int32_t)be32(r->header + 20);
+}
+
+static struct vcam_camera *camera(const char *profile)
+{
+	struct vcam_camera_config cfg = {
+		.profile = vcam_profile_find(profile),
+		.serial = "UNIT",
+		.send = fake_send,
+		.clock = fake_clock,
+		.frames = fake_frames,
+	};
+	n_replies = 0;
+	fake_now = 1000000000ull;
+	frames = NULL;
+	struct vcam_camera *cam = vcam_camera_new(&cfg);
+	ck_assert_ptr_nonnull(cam);
+	return cam;
+}
+
+static void release(struct vcam_camera *cam)
+{
+	vcam_camera_free(cam);
+	vcam_frames_free(frames);
+	frames = NULL;
+}
+
+static uint32_t seq = 1;
+
+/* A control transfer; returns the reply. */
+static struct reply *control(struct vcam_camera *cam, uint8_t type, uint8_t request, uint16_t value,
+			     uint16_t index, uint16_t length, const uint8_t *out)
+{
+	struct usbip_header h = {
+		.command = USBIP_CMD_SUBMIT, .seqnum = seq++, .ep = 0,
+		.direction = (type & USB_DIR_IN) ? USBIP_DIR_IN : USBIP_DIR_OUT,
+		.length = length,
+		.setup = { type, request, value & 0xff, value >> 8, index & 0xff, index >> 8,
+			   length & 0xff, length >> 8 },
+	};
+	n_replies = 0;
+	ck_assert_int_eq(vcam_camera_command(cam, &h, out, NULL, fake_now), 0);
+	ck_assert_uint_ge(n_replies, 1);
+	ck_assert_uint_eq(be32(replies[0].header + 4), h.seqnum);
+	return &replies[0];
+}
+
+START_TEST(enumerates_like_a_usb_device)
+{
+	struct vcam_camera *cam = camera("default");
+	struct reply *r = control(cam, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_DEVICE << 8, 0, 18, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	ck_assert_uint_eq(r->length, 18);
+	ck_assert_uint_eq(r->data[1], USB_DT_DEVICE);
+	/* a short read gets the first bytes, as hosts read the config header */
+	r = control(cam, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0, 9, NULL);
+	ck_assert_uint_eq(r->length, 9);
+	unsigned total = r->data[2] | r->data[3] << 8;
+	r = control(cam, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0, 4096, NULL);
+	ck_assert_uint_eq(r->length, total);
+	r = control(cam, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, (USB_DT_STRING << 8) | 3, 0x409, 255, NULL);
+	ck_assert_uint_eq(r->data[2], 'U');
+	/* no BOS on a high-speed camera: STALL */
+	r = control(cam, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_BOS << 8, 0, 5, NULL);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	r = control(cam, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	r = control(cam, USB_DIR_IN, USB_REQ_GET_CONFIGURATION, 0, 0, 1, NULL);
+	ck_assert_uint_eq(r->data[0], 1);
+	r = control(cam, 0, USB_REQ_SET_CONFIGURATION, 2, 0, 0, NULL);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	release(cam);
+}
+END_TEST
+
+#define CLASS_OUT (USB_TYPE_CLASS | USB_RECIP_INTERFACE)
+#define CLASS_IN (USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE)
+
+static uint8_t error_code(struct vcam_camera *cam)
+{
+	struct reply *r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_VC_REQUEST_ERROR_CODE_CONTROL << 8,
+				  VCAM_IF_CONTROL, 1, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	return r->data[0];
+}
+
+START_TEST(probe_commit_and_stalls)
+{
+	struct vcam_camera *cam = camera("default");
+	uint8_t raw[34];
+	struct vcam_probe p = { .format_index = 2, .frame_index = 3, .interval = 666666 };
+	vcam_probe_encode(&p, raw, sizeof(raw));
+	struct reply *r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_PROBE_CONTROL << 8,
+				  VCAM_IF_STREAMING, 34, raw);
+	ck_assert_int_eq(reply_status(r), 0);
+	ck_assert_uint_eq(be32(r->header + 24), 34); /* OUT: all 34 bytes taken */
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 34, NULL);
+	struct vcam_probe back;
+	vcam_probe_decode(r->data, r->length, &back);
+	ck_assert_uint_eq(back.format_index, 2);
+	ck_assert_uint_eq(back.frame_index, 3);
+	ck_assert_uint_eq(back.interval, 666666);
+	ck_assert_uint_eq(back.max_video_frame_size, 1920 * 1080 * 2);
+
+	/* a frame that does not exist: STALL, error code "out of range" */
+	p.frame_index = 9;
+	vcam_probe_encode(&p, raw, sizeof(raw));
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL << 8, VCAM_IF_STREAMING, 34, raw);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	ck_assert_uint_eq(error_code(cam), VCAM_ERR_OUT_OF_RANGE);
+	ck_assert_uint_eq(error_code(cam), VCAM_ERR_NONE);
+	/* a UVC 1.0-sized probe on a 1.1 camera: STALL */
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 26, raw);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	/* GET_LEN and GET_INFO */
+	r = control(cam, CLASS_IN, UVC_GET_LEN, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 2, NULL);
+	ck_assert_uint_eq(r->data[0], 34);
+	r = control(cam, CLASS_IN, UVC_GET_INFO, UVC_VS_COMMIT_CONTROL << 8, VCAM_IF_STREAMING, 1, NULL);
+	ck_assert_uint_eq(r->data[0], 3);
+	/* an entity that does not exist */
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, (9 << 8) | 0, 2, NULL);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	ck_assert_uint_eq(error_code(cam), VCAM_ERR_INVALID_UNIT);
+	/* brightness reads back through the processing unit */
+	uint8_t v[2] = { 20, 0 };
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8,
+		    (VCAM_ID_PROCESSING << 8) | VCAM_IF_CONTROL, 2, v);
+	ck_assert_int_eq(reply_status(r), 0);
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8,
+		    (VCAM_ID_PROCESSING << 8) | VCAM_IF_CONTROL, 2, NULL);
+	ck_assert_uint_eq(r->data[0], 20);
+	release(cam);
+}
+END_TEST
+
+static void submit_iso(struct vcam_camera *cam, uint32_t seqnum, unsigned packets, unsigned size)
+{
+	struct usbip_iso_desc iso[64];
+	for (unsigned i = 0; i < packets; i++)
+		iso[i] = (struct usbip_iso_desc){ .offset = i * size, .length = size };
+	struct usbip_header h = {
+		.command = USBIP_CMD_SUBMIT, .seqnum = seqnum, .ep = 2, .direction = USBIP_DIR_IN,
+		.length = (int32_t)(packets * size), .packets = (int32_t)packets,
+	};
+	ck_assert_int_eq(vcam_camera_command(cam, &h, NULL, iso, fake_now), 0);
+}
+
+START_TEST(iso_stream_is_paced_and_unlinkable)
+{
+	struct vcam_camera *cam = camera("default");
+	control(cam, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
+	struct reply *r = control(cam, USB_TYPE_STANDARD | USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE,
+				  6, VCAM_IF_STREAMING, 0, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+
+	/* The first frame is due at once: 32 packets of 3072 bytes fill and come back. */
+	n_replies = 0;
+	submit_iso(cam, 1000, 32, 3072);
+	ck_assert_uint_eq(n_replies, 1);
+	r = &replies[0];
+	ck_assert_uint_eq(r->packets, 32);
+	size_t sum = 0;
+	for (unsigned i = 0; i < 32; i++) {
+		ck_assert_uint_le(r->iso[i].actual_length, 3072);
+		ck_assert_uint_eq(r->iso[i].offset, i * 3072); /* offsets echo the host's */
+		sum += r->iso[i].actual_length;
+	}
+	ck_assert_uint_eq(sum, r->length); /* data packed, as usbip sends it */
+	ck_assert_uint_eq(r->data[0], VCAM_PAYLOAD_HEADER);
+	ck_assert(r->data[1] & UVC_STREAM_FID);
+
+	/* Send URBs until the frame ends; the next one then waits for its time. */
+	uint32_t s = 1001;
+	bool eof = false;
+	while (!eof) {
+		n_replies = 0;
+		submit_iso(cam, s++, 32, 3072);
+		ck_assert_uint_eq(n_replies, 1);
+		size_t pos = 0;
+		for (unsigned i = 0; i < 32; i++) {
+			eof |= (replies[0].data[pos + 1] & UVC_STREAM_EOF) != 0;
+			pos += replies[0].iso[i].actual_length;
+		}
+	}
+	n_replies = 0;
+	submit_iso(cam, 2000, 32, 3072);
+	ck_assert_uint_eq(n_replies, 0); /* held until the next frame */
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0); /* the control loop's first tick */
+	ck_assert_uint_eq(n_replies, 0);
+	uint64_t due = vcam_camera_deadline(cam);
+	ck_assert_uint_eq(due, fake_now + 33333300);
+	fake_now = due;
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+	ck_assert_uint_eq(n_replies, 1);
+	ck_assert(!(replies[0].data[1] & UVC_STREAM_FID)); /* the next frame toggles FID */
+
+	/* Unlink: a held URB is answered -ECONNRESET, a finished one 0. */
+	n_replies = 0;
+	submit_iso(cam, 3000, 32, 3072); /* completes: frame in flight */
+	ck_assert_uint_eq(n_replies, 1);
+	struct usbip_header unlink = { .command = USBIP_CMD_UNLINK, .seqnum = 3001, .unlink_seqnum = 3000 };
+	n_replies = 0;
+	vcam_camera_command(cam, &unlink, NULL, NULL, fake_now);
+	ck_assert_uint_eq(n_replies, 1);
+	ck_assert_uint_eq(be32(replies[0].header), USBIP_RET_UNLINK);
+	ck_assert_int_eq(reply_status(&replies[0]), 0);
+
+	/* status endpoint URB: held until the camera has news, then unlinkable */
+	struct usbip_header st = { .command = USBIP_CMD_SUBMIT, .seqnum = 4000, .ep = 1,
+				   .direction = USBIP_DIR_IN, .length = 16 };
+	n_replies = 0;
+	vcam_camera_command(cam, &st, NULL, NULL, fake_now);
+	ck_assert_uint_eq(n_replies, 0);
+	unlink.seqnum = 4001;
+	unlink.unlink_seqnum = 4000;
+	vcam_camera_command(cam, &unlink, NULL, NULL, fake_now);
+	ck_assert_uint_eq(n_replies, 1);
+	ck_assert_int_eq(reply_status(&replies[0]), -ECONNRESET);
+	release(cam);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vcam-camera");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, enumerates_like_a_usb_device);
+	tcase_add_test(tc, probe_commit_and_stalls);
+	tcase_add_test(tc, iso_stream_is_paced_and_unlinkable);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
