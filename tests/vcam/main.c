@@ -36,6 +36,7 @@ struct vcam {
 	uint8_t *out_buf;
 	size_t out_size;
 	struct usbip_iso_desc *iso;
+	uint8_t *iso_raw;
 };
 
 static uint64_t now_ns(void)
@@ -73,29 +74,22 @@ static int send_reply(void *ctx, const uint8_t *header, const uint8_t *data, siz
 		      const struct usbip_iso_desc *iso, unsigned packets)
 {
 	struct vcam *v = ctx;
-	uint8_t descs[USBIP_ISO_DESC_SIZE * 64];
-	struct iovec iov[2 + (USBIP_MAX_ISO_PACKETS + 63) / 64];
-	int n = 0;
+	/* Hosts send at most a few dozen packets per URB; more go to the heap. */
+	uint8_t stack_descs[USBIP_ISO_DESC_SIZE * 64];
+	uint8_t *descs = stack_descs;
+	if (packets > 64 && !(descs = malloc((size_t)packets * USBIP_ISO_DESC_SIZE)))
+		return -ENOMEM;
+	for (unsigned i = 0; i < packets; i++)
+		usbip_encode_iso(descs + i * USBIP_ISO_DESC_SIZE, &iso[i]);
 
+	struct iovec iov[3];
+	int n = 0;
 	iov[n++] = (struct iovec){ (void *)header, USBIP_HEADER_SIZE };
 	if (length)
 		iov[n++] = (struct iovec){ (void *)data, length };
-	/* Iso descriptors are few (32 per URB in practice): encode in batches. */
-	unsigned done = 0;
-	struct msghdr msg = { 0 };
-	uint8_t *big = NULL;
-	if (packets > 64) {
-		big = malloc((size_t)packets * USBIP_ISO_DESC_SIZE);
-		if (!big)
-			return -ENOMEM;
-	}
-	uint8_t *dst = big ? big : descs;
-	for (; done < packets; done++)
-		usbip_encode_iso(dst + done * USBIP_ISO_DESC_SIZE, &iso[done]);
 	if (packets)
-		iov[n++] = (struct iovec){ dst, (size_t)packets * USBIP_ISO_DESC_SIZE };
-	msg.msg_iov = iov;
-	msg.msg_iovlen = (size_t)n;
+		iov[n++] = (struct iovec){ descs, (size_t)packets * USBIP_ISO_DESC_SIZE };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
 
 	int err = 0;
 	while (msg.msg_iovlen) {
@@ -106,6 +100,7 @@ static int send_reply(void *ctx, const uint8_t *header, const uint8_t *data, siz
 			err = -errno;
 			break;
 		}
+		/* a partial write: skip what went out */
 		while (msg.msg_iovlen && (size_t)w >= msg.msg_iov[0].iov_len) {
 			w -= (ssize_t)msg.msg_iov[0].iov_len;
 			msg.msg_iov++;
@@ -116,7 +111,8 @@ static int send_reply(void *ctx, const uint8_t *header, const uint8_t *data, siz
 			msg.msg_iov[0].iov_len -= (size_t)w;
 		}
 	}
-	free(big);
+	if (descs != stack_descs)
+		free(descs);
 	return err;
 }
 
@@ -146,12 +142,12 @@ static int handle_command(struct vcam *v)
 	if (out_len && (err = read_full(v->sock, v->out_buf, out_len)))
 		return err;
 	if (h.command == USBIP_CMD_SUBMIT && h.packets > 0) {
-		uint8_t buf[USBIP_ISO_DESC_SIZE];
-		for (int i = 0; i < h.packets; i++) {
-			if ((err = read_full(v->sock, buf, sizeof(buf))))
-				return err;
-			usbip_decode_iso(buf, &v->iso[i]);
-		}
+		/* one read for all descriptors: 32 per URB is usual */
+		uint8_t *raw = v->iso_raw;
+		if ((err = read_full(v->sock, raw, (size_t)h.packets * USBIP_ISO_DESC_SIZE)))
+			return err;
+		for (int i = 0; i < h.packets; i++)
+			usbip_decode_iso(raw + (size_t)i * USBIP_ISO_DESC_SIZE, &v->iso[i]);
 	}
 	return vcam_camera_command(v->cam, &h, v->out_buf, v->iso, now_ns());
 }
@@ -415,6 +411,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	v.iso = calloc(USBIP_MAX_ISO_PACKETS, sizeof(*v.iso));
+	v.iso_raw = malloc(USBIP_MAX_ISO_PACKETS * USBIP_ISO_DESC_SIZE);
 	cfg.profile = v.profile;
 	cfg.serial = v.serial;
 	cfg.send = send_reply;
@@ -427,7 +424,7 @@ int main(int argc, char **argv)
 	}
 	cfg.ctx = &v;
 	v.cam = vcam_camera_new(&cfg);
-	if (!v.cam || !v.iso) {
+	if (!v.cam || !v.iso || !v.iso_raw) {
 		fprintf(stderr, "uvcuse-vcam: out of memory\n");
 		return 1;
 	}
@@ -514,5 +511,6 @@ int main(int argc, char **argv)
 	vcam_frame_cache_free(v.pictures);
 	free(v.out_buf);
 	free(v.iso);
+	free(v.iso_raw);
 	return status;
 }
