@@ -41,7 +41,8 @@ static int fake_send(void *ctx, const uint8_t *header, const uint8_t *data, size
 		memcpy(r->data, data, length);
 	r->length = length;
 	ck_assert_uint_le(packets, 64);
-	memcpy(r->iso, iso, packets * sizeof(*iso));
+	if (packets)
+		memcpy(r->iso, iso, packets * sizeof(*iso));
 	r->packets = packets;
 	return 0;
 }
