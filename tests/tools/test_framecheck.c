@@ -17,6 +17,7 @@
 #include "frames.h"
 #include "picture.h"
 #include "stamp.h"
+#include "../unit/unit_run.h"
 
 static const char *checker;
 static char dir[] = "/tmp/uvcuse-framecheck-XXXXXX";
@@ -643,10 +644,7 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 2;
 	}
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int status = unit_run(suite());
 	remove_dir();
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

@@ -12,6 +12,7 @@
 
 #include "picture.h"
 #include "stamp.h"
+#include "unit_run.h"
 
 static uint8_t *xalloc(size_t n)
 {
@@ -548,9 +549,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(suite());
 }

@@ -8,6 +8,7 @@
 
 #include "picture.h"
 #include "stamp.h"
+#include "unit_run.h"
 
 static const enum picture_layout all_layouts[] = {
 	PICTURE_YUYV, PICTURE_NV12, PICTURE_YU12, PICTURE_YV12,
@@ -391,9 +392,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(suite());
 }

@@ -15,6 +15,7 @@
 #include "frames.h"
 #include "payload.h"
 #include "probe.h"
+#include "unit_run.h"
 
 struct reply {
 	uint8_t header[USBIP_HEADER_SIZE];
@@ -300,9 +301,5 @@ int main(void)
 	tcase_add_test(tc, probe_commit_and_stalls);
 	tcase_add_test(tc, iso_stream_is_paced_and_unlinkable);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -11,6 +11,7 @@
 #include <linux/usb/video.h>
 
 #include "controls.h"
+#include "unit_run.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull
@@ -857,9 +858,5 @@ int main(void)
 	tcase_add_test(tc, test_log_callback);
 	suite_add_tcase(s, tc);
 
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -10,6 +10,7 @@
 
 #include "descriptors.h"
 #include "profile.h"
+#include "unit_run.h"
 
 static const uint8_t test_guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
@@ -258,9 +259,5 @@ int main(void)
 	tcase_add_test(tc, device_strings_and_bos);
 	tcase_add_test(tc, profiles_are_as_the_bench_needs);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -7,6 +7,7 @@
 #include <linux/usb/video.h>
 
 #include "payload.h"
+#include "unit_run.h"
 
 static uint8_t frame[100000];
 
@@ -188,9 +189,5 @@ int main(void)
 	tcase_add_test(tc, bulk_frame_split_over_payloads);
 	tcase_add_test(tc, clock_counts_at_48_mhz);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

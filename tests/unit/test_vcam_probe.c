@@ -7,6 +7,7 @@
 #include "descriptors.h"
 #include "payload.h"
 #include "probe.h"
+#include "unit_run.h"
 
 START_TEST(sizes_by_version)
 {
@@ -134,9 +135,5 @@ int main(void)
 	tcase_add_test(tc, payload_size_picks_an_alternate_setting);
 	tcase_add_test(tc, min_max_default);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }
