@@ -1,0 +1,153 @@
+/* A UVC camera as its configuration descriptor describes it: the model that
+ * the rest of the daemon works from. Pure: bytes in, model out, no I/O. */
+#ifndef UVC_DESCRIPTORS_H
+#define UVC_DESCRIPTORS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum uvc_entity_kind {
+	UVC_ENTITY_INPUT_TERMINAL,  /* camera terminal when type == UVC_ITT_CAMERA */
+	UVC_ENTITY_OUTPUT_TERMINAL,
+	UVC_ENTITY_SELECTOR_UNIT,
+	UVC_ENTITY_PROCESSING_UNIT,
+	UVC_ENTITY_EXTENSION_UNIT,
+	UVC_ENTITY_ENCODING_UNIT,   /* UVC 1.5 */
+};
+
+struct uvc_entity {
+	enum uvc_entity_kind kind;
+	uint8_t id;
+	uint16_t type;           /* wTerminalType for terminals, 0 for units */
+	uint8_t assoc_terminal;  /* terminals */
+	uint8_t n_sources;
+	uint8_t *sources;        /* bSourceID / baSourceID[] */
+	uint8_t control_size;    /* bControlSize (bytes in controls) */
+	uint8_t *controls;       /* bmControls, little endian bit order */
+	uint8_t guid[16];        /* extension units */
+	uint8_t n_controls;      /* extension units: bNumControls */
+	uint16_t max_multiplier; /* processing units: wMaxMultiplier */
+	uint8_t video_standards; /* processing units, UVC >= 1.1: bmVideoStandards */
+	uint16_t focal_min, focal_max, ocular_focal; /* camera terminals */
+};
+
+struct uvc_interval_range {
+	uint32_t min, max, step;
+};
+
+struct uvc_frame {
+	uint8_t index;
+	uint8_t capabilities;          /* bmCapabilities */
+	uint16_t width, height;
+	uint32_t min_bit_rate, max_bit_rate;
+	/* dwMaxVideoFrameBufferSize; for frame-based formats, which lack it,
+	 * width * height * bpp / 8 as uvcvideo computes it (bpp 16 when the
+	 * format says 0). */
+	uint32_t max_buffer_size;
+	uint32_t bytes_per_line;       /* frame-based only */
+	uint32_t default_interval;     /* 100 ns units */
+	bool continuous;               /* bFrameIntervalType == 0: see range */
+	struct uvc_interval_range range;
+	uint8_t n_intervals;           /* discrete intervals */
+	uint32_t *intervals;
+};
+
+enum uvc_format_kind {
+	UVC_FORMAT_UNCOMPRESSED,
+	UVC_FORMAT_MJPEG,
+	UVC_FORMAT_FRAME_BASED,
+};
+
+struct uvc_still_size {
+	uint16_t width, height;
+};
+
+struct uvc_format {
+	uint8_t index;
+	enum uvc_format_kind kind;
+	uint8_t guid[16];              /* zero for MJPEG */
+	uint32_t fourcc;               /* V4L2_PIX_FMT_*, 0 when the GUID is unknown */
+	uint8_t bpp;
+	uint8_t default_frame;
+	uint8_t flags;                 /* MJPEG bmFlags, frame-based bVariableSize */
+	uint8_t interlace_flags;
+	uint8_t n_frames_declared;     /* bNumFrameDescriptors */
+	bool has_color;
+	uint8_t primaries, transfer, matrix;
+	unsigned n_frames;
+	struct uvc_frame *frames;
+	unsigned n_stills;             /* still image frame sizes */
+	struct uvc_still_size *stills;
+};
+
+enum uvc_transfer { UVC_TRANSFER_ISOCHRONOUS, UVC_TRANSFER_BULK };
+
+struct uvc_alt {
+	uint8_t alt;                   /* bAlternateSetting */
+	uint16_t max_packet;           /* raw wMaxPacketSize */
+	/* Bytes per service interval: HS (bits 0-10) * (bits 11-12 + 1);
+	 * SS the companion's wBytesPerInterval (computed from bMaxBurst and
+	 * Mult when the companion says 0). Bulk: the packet size. */
+	uint32_t bytes;
+};
+
+struct uvc_streaming {
+	uint8_t interface;
+	uint8_t endpoint;              /* 0 when none was found */
+	enum uvc_transfer transfer;
+	uint8_t info;                  /* input header bmInfo */
+	uint8_t terminal_link;
+	uint8_t still_method;
+	uint8_t trigger_support, trigger_usage;
+	unsigned n_alts;
+	struct uvc_alt *alts;
+	unsigned n_formats;
+	struct uvc_format *formats;
+};
+
+struct uvc_camera {
+	uint16_t bcd_uvc;
+	uint32_t clock_frequency;
+	uint8_t control_interface;
+	uint8_t status_endpoint;       /* 0: no interrupt endpoint */
+	uint16_t status_packet;
+	unsigned n_entities;
+	struct uvc_entity *entities;
+	unsigned n_streams;
+	struct uvc_streaming *streams;
+};
+
+/* What went wrong (error) or was tolerated (warning, last one kept). */
+struct uvc_parse_status {
+	char error[128];
+	char warning[128];
+	unsigned n_warnings;
+};
+
+/* Parses a configuration descriptor (as GET_DESCRIPTOR returns it) into a
+ * new camera. Returns 0, -EINVAL with status->error set for a descriptor
+ * that is malformed or describes no usable camera, -ENOMEM. status may be
+ * NULL. Tolerated, with a warning: wTotalLength beyond the buffer (the
+ * available bytes are parsed), a format with fewer frames than declared,
+ * unknown VS subtypes, VS class descriptors after the endpoint. */
+int uvc_parse_descriptors(const uint8_t *desc, size_t len, struct uvc_camera **camera,
+			  struct uvc_parse_status *status);
+
+/* The same for the video function whose VideoControl interface is
+ * control_interface (a configuration can hold several, e.g. a colour and an
+ * IR camera); -1 picks the first, as uvc_parse_descriptors() does. */
+int uvc_parse_function(const uint8_t *desc, size_t len, int control_interface,
+		       struct uvc_camera **camera, struct uvc_parse_status *status);
+
+void uvc_camera_free(struct uvc_camera *camera);
+
+/* V4L2 fourcc of a format GUID, 0 when unknown. */
+uint32_t uvc_guid_to_fourcc(const uint8_t guid[16]);
+
+const struct uvc_entity *uvc_camera_find_entity(const struct uvc_camera *camera, uint8_t id);
+
+/* Whether bit 'bit' of an entity's bmControls is set. */
+bool uvc_entity_has_control(const struct uvc_entity *e, unsigned bit);
+
+#endif
