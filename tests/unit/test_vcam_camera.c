@@ -160,15 +160,15 @@ START_TEST(probe_commit_and_stalls)
 {
 	struct vcam_camera *cam = camera("default");
 	uint8_t raw[34];
-	struct vcam_probe p = { .format_index = 2, .frame_index = 3, .interval = 666666 };
-	vcam_probe_encode(&p, raw, sizeof(raw));
+	struct uvc_probe p = { .format_index = 2, .frame_index = 3, .interval = 666666 };
+	uvc_probe_encode(&p, raw, sizeof(raw));
 	struct reply *r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_PROBE_CONTROL << 8,
 				  VCAM_IF_STREAMING, 34, raw);
 	ck_assert_int_eq(reply_status(r), 0);
 	ck_assert_uint_eq(be32(r->header + 24), 34); /* OUT: all 34 bytes taken */
 	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 34, NULL);
-	struct vcam_probe back;
-	vcam_probe_decode(r->data, r->length, &back);
+	struct uvc_probe back;
+	uvc_probe_decode(r->data, r->length, &back);
 	ck_assert_uint_eq(back.format_index, 2);
 	ck_assert_uint_eq(back.frame_index, 3);
 	ck_assert_uint_eq(back.interval, 666666);
@@ -176,7 +176,7 @@ START_TEST(probe_commit_and_stalls)
 
 	/* a frame that does not exist: STALL, error code "out of range" */
 	p.frame_index = 9;
-	vcam_probe_encode(&p, raw, sizeof(raw));
+	uvc_probe_encode(&p, raw, sizeof(raw));
 	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL << 8, VCAM_IF_STREAMING, 34, raw);
 	ck_assert_int_eq(reply_status(r), -EPIPE);
 	ck_assert_uint_eq(error_code(cam), VCAM_ERR_OUT_OF_RANGE);

@@ -11,15 +11,15 @@
 
 START_TEST(sizes_by_version)
 {
-	ck_assert_uint_eq(vcam_probe_size(0x0100), 26);
-	ck_assert_uint_eq(vcam_probe_size(0x0110), 34);
-	ck_assert_uint_eq(vcam_probe_size(0x0150), 48);
+	ck_assert_uint_eq(uvc_probe_size(0x0100), 26);
+	ck_assert_uint_eq(uvc_probe_size(0x0110), 34);
+	ck_assert_uint_eq(uvc_probe_size(0x0150), 48);
 }
 END_TEST
 
 START_TEST(round_trip_and_field_offsets)
 {
-	struct vcam_probe p = {
+	struct uvc_probe p = {
 		.hint = 0x0102, .format_index = 2, .frame_index = 3, .interval = 333333,
 		.comp_quality = 5000, .max_video_frame_size = 0x11223344,
 		.max_payload_transfer_size = 3072, .clock_frequency = 48000000,
@@ -28,7 +28,7 @@ START_TEST(round_trip_and_field_offsets)
 		.layout_per_stream = { 1, 2, 3, 4, 5, 6, 7, 8 },
 	};
 	uint8_t raw[48], raw34[34];
-	vcam_probe_encode(&p, raw, sizeof(raw));
+	uvc_probe_encode(&p, raw, sizeof(raw));
 	ck_assert_uint_eq(raw[0], 0x02);
 	ck_assert_uint_eq(raw[2], 2);
 	ck_assert_uint_eq(raw[3], 3);
@@ -38,13 +38,15 @@ START_TEST(round_trip_and_field_offsets)
 	ck_assert_uint_eq(raw[22] | raw[23] << 8, 3072);
 	ck_assert_uint_eq(raw[30], 3);
 	ck_assert_uint_eq(raw[47], 8);
-	struct vcam_probe back;
-	vcam_probe_decode(raw, sizeof(raw), &back);
+	struct uvc_probe back;
+	ck_assert_int_eq(uvc_probe_decode(raw, sizeof(raw), &back), 0);
 	ck_assert_mem_eq(&back, &p, sizeof(p));
+	/* only the three lengths the specification defines */
+	ck_assert_int_eq(uvc_probe_decode(raw, 30, &back), -EINVAL);
 
 	/* a 1.1 camera neither writes nor reads the 1.5 fields */
-	vcam_probe_encode(&p, raw34, sizeof(raw34));
-	vcam_probe_decode(raw34, sizeof(raw34), &back);
+	uvc_probe_encode(&p, raw34, sizeof(raw34));
+	uvc_probe_decode(raw34, sizeof(raw34), &back);
 	ck_assert_uint_eq(back.max_version, 1);
 	ck_assert_uint_eq(back.usage, 0);
 	ck_assert_uint_eq(back.rate_control_modes, 0);
@@ -54,7 +56,7 @@ END_TEST
 START_TEST(negotiation_refuses_what_does_not_exist)
 {
 	const struct vcam_profile *prof = vcam_profile_find("default");
-	struct vcam_probe asked = { .format_index = 1, .frame_index = 1 }, out;
+	struct uvc_probe asked = { .format_index = 1, .frame_index = 1 }, out;
 	ck_assert_int_eq(vcam_probe_negotiate(prof, &asked, &out), 0);
 	asked.format_index = 0;
 	ck_assert_int_eq(vcam_probe_negotiate(prof, &asked, &out), -ERANGE);
@@ -72,7 +74,7 @@ END_TEST
 START_TEST(interval_snaps_to_a_supported_one)
 {
 	const struct vcam_profile *prof = vcam_profile_find("default");
-	struct vcam_probe asked = { .format_index = 1, .frame_index = 1 }, out;
+	struct uvc_probe asked = { .format_index = 1, .frame_index = 1 }, out;
 	asked.interval = 0;
 	vcam_probe_negotiate(prof, &asked, &out);
 	ck_assert_uint_eq(out.interval, VCAM_FPS(30));
@@ -91,8 +93,8 @@ END_TEST
 START_TEST(payload_size_picks_an_alternate_setting)
 {
 	const struct vcam_profile *prof = vcam_profile_find("default");
-	struct vcam_probe asked = { .format_index = 1, .frame_index = 1, .interval = VCAM_FPS(30) };
-	struct vcam_probe out;
+	struct uvc_probe asked = { .format_index = 1, .frame_index = 1, .interval = VCAM_FPS(30) };
+	struct uvc_probe out;
 	vcam_probe_negotiate(prof, &asked, &out);
 	/* YUYV 640x480@30 needs 2304 bytes per microframe: the 2x1024 setting falls short */
 	ck_assert_uint_eq(out.max_payload_transfer_size, 3072);
@@ -111,7 +113,7 @@ END_TEST
 START_TEST(min_max_default)
 {
 	const struct vcam_profile *prof = vcam_profile_find("default");
-	struct vcam_probe def, lo, hi;
+	struct uvc_probe def, lo, hi;
 	vcam_probe_default(prof, &def);
 	ck_assert_uint_eq(def.format_index, 1);
 	ck_assert_uint_eq(def.frame_index, 1);

@@ -41,7 +41,7 @@ struct vcam_camera {
 	bool video_halted;
 
 	size_t probe_size;
-	struct vcam_probe probe, commit;
+	struct uvc_probe probe, commit;
 	bool committed;
 
 	/* streaming */
@@ -231,7 +231,7 @@ static void stop_streaming(struct vcam_camera *cam, const char *why)
 	    cam->stats.frames_sent, cam->stats.frames_dropped);
 }
 
-static const struct vcam_probe *active_probe(const struct vcam_camera *cam)
+static const struct uvc_probe *active_probe(const struct vcam_camera *cam)
 {
 	return cam->committed ? &cam->commit : &cam->probe;
 }
@@ -242,7 +242,7 @@ static bool acquire_frames(struct vcam_camera *cam, uint64_t now_ns)
 {
 	if (cam->frames)
 		return true;
-	const struct vcam_probe *p = active_probe(cam);
+	const struct uvc_probe *p = active_probe(cam);
 	const struct vcam_format *fmt = vcam_probe_format(cam->profile, p);
 	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
 	cam->frames = cam->cfg.frames(cam->cfg.ctx, fmt->pixel, f->width, f->height);
@@ -264,7 +264,7 @@ static bool acquire_frames(struct vcam_camera *cam, uint64_t now_ns)
 
 static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 {
-	const struct vcam_probe *p = active_probe(cam);
+	const struct uvc_probe *p = active_probe(cam);
 	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
 	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);
 	cam->streaming = true;
@@ -480,7 +480,7 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 {
 	unsigned selector = r->wValue >> 8;
 	uint8_t buf[64];
-	struct vcam_probe p;
+	struct uvc_probe p;
 	bool is_probe = selector == UVC_VS_PROBE_CONTROL;
 
 	if (r->wIndex >> 8 != 0 || (selector != UVC_VS_PROBE_CONTROL && selector != UVC_VS_COMMIT_CONTROL))
@@ -489,8 +489,8 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 	case UVC_SET_CUR: {
 		if (r->wLength != cam->probe_size)
 			return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
-		struct vcam_probe asked;
-		vcam_probe_decode(out, cam->probe_size, &asked);
+		struct uvc_probe asked;
+		uvc_probe_decode(out, cam->probe_size, &asked);
 		if (vcam_probe_negotiate(cam->profile, &asked, &p) < 0)
 			return stall(cam, h, VCAM_ERR_OUT_OF_RANGE);
 		if (is_probe) {
@@ -541,7 +541,7 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 	}
 	if (!is_probe && r->bRequest != UVC_GET_CUR)
 		return stall(cam, h, VCAM_ERR_INVALID_REQUEST); /* commit has CUR only */
-	vcam_probe_encode(&p, buf, cam->probe_size);
+	uvc_probe_encode(&p, buf, cam->probe_size);
 	request_ok(cam);
 	return reply_in(cam, h, buf, cam->probe_size);
 }
@@ -719,7 +719,7 @@ struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg)
 		return NULL;
 	cam->cfg = *cfg;
 	cam->profile = cfg->profile;
-	cam->probe_size = vcam_probe_size(cam->profile->bcd_uvc);
+	cam->probe_size = uvc_probe_size(cam->profile->bcd_uvc);
 	queue_init(&cam->video_urbs);
 	queue_init(&cam->status_urbs);
 	controls_reset(cam);
