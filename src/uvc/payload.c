@@ -1,0 +1,287 @@
+/* UVC payload header parsing and frame assembly: see payload.h for the rules. */
+#include "payload.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <linux/usb/video.h>
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+int uvc_payload_parse(const uint8_t *data, size_t len, struct uvc_payload_header *out)
+{
+	if (!data || len < 2 || data[0] < 2 || data[0] > len)
+		return -EINVAL;
+	uint8_t hlen = data[0], info = data[1];
+	size_t need = 2;
+	if (info & UVC_STREAM_PTS)
+		need += 4;
+	if (info & UVC_STREAM_SCR)
+		need += 6;
+	if (hlen < need)
+		return -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	out->length = hlen;
+	out->info = info;
+	out->fid = info & UVC_STREAM_FID;
+	out->eof = info & UVC_STREAM_EOF;
+	out->has_pts = info & UVC_STREAM_PTS;
+	out->has_scr = info & UVC_STREAM_SCR;
+	out->res = info & UVC_STREAM_RES;
+	out->still = info & UVC_STREAM_STI;
+	out->error = info & UVC_STREAM_ERR;
+	out->eoh = info & UVC_STREAM_EOH;
+	const uint8_t *p = data + 2;
+	if (out->has_pts) {
+		out->pts = get_le32(p);
+		p += 4;
+	}
+	if (out->has_scr) {
+		out->scr_stc = get_le32(p);
+		out->scr_sof = (uint16_t)((p[4] | p[5] << 8) & 0x7ff);
+	}
+	return 0;
+}
+
+void uvc_assembler_init(struct uvc_assembler *a, uvc_frame_cb cb, void *opaque)
+{
+	memset(a, 0, sizeof(*a));
+	a->cb = cb;
+	a->opaque = opaque;
+	a->last_fid = -1;
+	a->pending_err_fid = -1;
+}
+
+void uvc_assembler_reset(struct uvc_assembler *a)
+{
+	memset(&a->frame, 0, sizeof(a->frame));
+	a->spare = NULL;
+	a->spare_cap = 0;
+	a->last_fid = -1;
+	a->pending_err_fid = -1;
+	a->sequence = 0;
+	a->in_payload = false;
+	a->bulk_state = UVC_BULK_IDLE;
+	a->bulk_hdr_len = 0;
+}
+
+void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap)
+{
+	a->spare = buf;
+	a->spare_cap = buf ? cap : 0;
+}
+
+void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes)
+{
+	a->expected = bytes;
+}
+
+/* Ends the frame in progress: deliver, drop or count it. */
+static void frame_complete(struct uvc_assembler *a, bool eof)
+{
+	struct uvc_frame_event ev = {
+		.buf = a->frame.buf, .cap = a->frame.cap, .bytesused = a->frame.bytes,
+		.flags = a->frame.flags, .fid = a->frame.fid,
+		.has_pts = a->frame.has_pts, .has_scr = a->frame.has_scr,
+		.pts = a->frame.pts, .scr_stc = a->frame.scr_stc, .scr_sof = a->frame.scr_sof,
+		.sequence = a->frame.sequence,
+	};
+	a->frame.active = false;
+	a->frame.buf = NULL;
+	if (!ev.buf) {
+		a->stats.frames_no_buffer++;
+		return;
+	}
+	if (!eof)
+		ev.flags |= UVC_ASM_NO_EOF;
+	if (a->expected && ev.bytesused != a->expected)
+		ev.flags |= UVC_ASM_ERR_SIZE;
+	ev.error = ev.flags & UVC_ASM_ERR_MASK;
+	if (ev.error && a->drop_errors) {
+		a->stats.frames_dropped++;
+		if (!a->spare) {
+			a->spare = ev.buf;
+			a->spare_cap = ev.cap;
+			return;
+		}
+		ev.flags |= UVC_ASM_DROPPED;
+		ev.bytesused = 0;
+	}
+	a->stats.frames_delivered++;
+	if (ev.error)
+		a->stats.frames_error++;
+	if (a->cb)
+		a->cb(a->opaque, &ev);
+}
+
+static void frame_start(struct uvc_assembler *a)
+{
+	const struct uvc_payload_header *h = &a->hdr;
+	memset(&a->frame, 0, sizeof(a->frame));
+	a->frame.active = true;
+	a->frame.fid = h->fid;
+	a->frame.buf = a->spare;
+	a->frame.cap = a->spare_cap;
+	a->spare = NULL;
+	a->spare_cap = 0;
+	a->frame.sequence = a->sequence++;
+	if (a->pending_err_fid == (int)h->fid)
+		a->frame.flags |= UVC_ASM_ERR_DEVICE;
+	a->pending_err_fid = -1;
+}
+
+/* The current payload's header fields that belong to the frame. */
+static void header_to_frame(struct uvc_assembler *a)
+{
+	const struct uvc_payload_header *h = &a->hdr;
+	if (h->error)
+		a->frame.flags |= UVC_ASM_ERR_DEVICE;
+	if (h->has_scr) {
+		a->frame.has_scr = true;
+		a->frame.scr_stc = h->scr_stc;
+		a->frame.scr_sof = h->scr_sof;
+	}
+	if (h->has_pts && !a->frame.has_pts) {
+		a->frame.has_pts = true;
+		a->frame.pts = h->pts;
+	}
+}
+
+/* A valid header arrived (a->hdr): a FID toggle ends the frame in progress. */
+static void payload_begin(struct uvc_assembler *a)
+{
+	a->stats.payloads++;
+	a->in_payload = true;
+	if (a->frame.active && a->hdr.fid != a->frame.fid)
+		frame_complete(a, false);
+	if (a->frame.active)
+		header_to_frame(a);
+}
+
+/* Data of the current payload. Starts a frame when in sync. */
+static void payload_data(struct uvc_assembler *a, const uint8_t *p, size_t n)
+{
+	if (!n || !a->in_payload)
+		return;
+	if (!a->frame.active) {
+		if (a->last_fid == (int)a->hdr.fid) {
+			/* The rest of a finished frame: wait for the FID to toggle. */
+			a->stats.payloads_skipped++;
+			a->in_payload = false;
+			return;
+		}
+		frame_start(a);
+		a->last_fid = a->hdr.fid;
+		header_to_frame(a);
+	}
+	if (!a->frame.buf)
+		return;
+	size_t room = a->frame.cap - a->frame.bytes;
+	size_t copy = n < room ? n : room;
+	if (copy)
+		memcpy(a->frame.buf + a->frame.bytes, p, copy);
+	a->frame.bytes += copy;
+	if (copy < n) {
+		a->frame.flags |= UVC_ASM_ERR_OVERFLOW;
+		a->stats.bytes_overflow += n - copy;
+	}
+}
+
+static void payload_end(struct uvc_assembler *a)
+{
+	if (!a->in_payload)
+		return;
+	a->in_payload = false;
+	if (a->frame.active) {
+		if (a->hdr.eof)
+			frame_complete(a, true);
+	} else if (a->hdr.error && a->last_fid != (int)a->hdr.fid) {
+		/* Header-only ERR ahead of the next frame's data. */
+		a->pending_err_fid = a->hdr.fid;
+	}
+}
+
+/* A payload with a bad header: what it carried is lost. */
+static int payload_invalid(struct uvc_assembler *a)
+{
+	a->stats.payloads_invalid++;
+	a->in_payload = false;
+	if (a->frame.active)
+		a->frame.flags |= UVC_ASM_ERR_INVALID;
+	return -EINVAL;
+}
+
+int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t len)
+{
+	if (!len)
+		return 0;
+	if (uvc_payload_parse(data, len, &a->hdr) < 0)
+		return payload_invalid(a);
+	payload_begin(a);
+	payload_data(a, data + a->hdr.length, len - a->hdr.length);
+	payload_end(a);
+	return 0;
+}
+
+int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
+		       bool transfer_end)
+{
+	int ret = 0;
+	if (!data)
+		len = 0;
+	switch (a->bulk_state) {
+	case UVC_BULK_IDLE:
+	case UVC_BULK_HEADER: {
+		if (!len)
+			break;
+		if (a->bulk_state == UVC_BULK_IDLE) {
+			a->bulk_hdr_len = 0;
+			a->bulk_state = UVC_BULK_HEADER;
+		}
+		/* bulk_hdr[0] is bHeaderLength once the first byte is in. */
+		size_t want = a->bulk_hdr_len ? a->bulk_hdr[0] : 1;
+		while (len && a->bulk_hdr_len < want) {
+			a->bulk_hdr[a->bulk_hdr_len++] = *data++;
+			len--;
+			if (a->bulk_hdr_len == 1) {
+				want = a->bulk_hdr[0];
+				if (want < 2) {
+					ret = payload_invalid(a);
+					a->bulk_state = UVC_BULK_SKIP;
+					goto out;
+				}
+			}
+		}
+		if (a->bulk_hdr_len < want)
+			break;
+		if (uvc_payload_parse(a->bulk_hdr, a->bulk_hdr_len, &a->hdr) < 0) {
+			ret = payload_invalid(a);
+			a->bulk_state = UVC_BULK_SKIP;
+			goto out;
+		}
+		payload_begin(a);
+		a->bulk_state = UVC_BULK_DATA;
+	}
+		/* fall through */
+	case UVC_BULK_DATA:
+		payload_data(a, data, len);
+		break;
+	case UVC_BULK_SKIP:
+		break;
+	}
+out:
+	if (transfer_end) {
+		if (a->bulk_state == UVC_BULK_HEADER)
+			ret = payload_invalid(a); /* truncated header */
+		else if (a->bulk_state == UVC_BULK_DATA)
+			payload_end(a);
+		a->bulk_state = UVC_BULK_IDLE;
+		a->bulk_hdr_len = 0;
+	}
+	return ret;
+}

@@ -1,0 +1,166 @@
+/* UVC payloads (UVC 1.5 section 2.4.3.3): header parsing and frame assembly.
+ * Pure: the stream engine feeds payload bytes, the assembler writes frame
+ * bytes into the buffer the caller provides and reports finished frames
+ * through a callback. No I/O, no allocation.
+ *
+ * Frame assembly rules (those of Linux uvcvideo unless noted):
+ *  - A payload is a header plus data. A frame starts with the first payload
+ *    that carries data; header-only payloads never start a frame.
+ *  - A frame ends at a payload with EOF, or when a payload (even a header-only
+ *    one) arrives with the other FID: the previous frame is then complete
+ *    without EOF and delivered (flag UVC_ASM_NO_EOF, not an error).
+ *  - Sync: a new frame starts only on a FID different from the last one seen
+ *    in a frame. Payloads of an already finished frame (e.g. header-only
+ *    payloads between frames, or the rest of a frame that was cut short) are
+ *    skipped until the FID toggles. The very first data payload after
+ *    uvc_assembler_init()/uvc_assembler_reset() is accepted whatever its FID
+ *    (as uvcvideo's last_fid = -1): waiting for a toggle would cost a whole
+ *    frame at every stream start, and a camera starts at a frame boundary
+ *    after commit; a partial first frame of an uncompressed format is caught
+ *    by the size check below.
+ *  - ERR in any payload of a frame marks it errored (UVC_ASM_ERR_DEVICE). ERR in
+ *    a header-only payload that carries the next frame's FID before its data
+ *    marks that next frame.
+ *  - An invalid header (uvc_payload_parse() fails) drops that payload; the
+ *    frame in progress lost data and is marked errored (UVC_ASM_ERR_INVALID;
+ *    uvcvideo silently skips it, which corrupts compressed frames).
+ *  - Data beyond the buffer's capacity is dropped and the frame errored
+ *    (UVC_ASM_ERR_OVERFLOW); the frame still ends at EOF/FID as usual.
+ *  - With an expected size set (uncompressed formats: dwMaxVideoFrameSize), a
+ *    frame whose size differs is errored (UVC_ASM_ERR_SIZE), as uvcvideo does.
+ *  - Errored frames are delivered with their error flags (the V4L2 layer sets
+ *    V4L2_BUF_FLAG_ERROR), or with drop_errors set they are dropped and their
+ *    buffer kept as the spare for the next frame (if the caller already gave
+ *    a spare, the frame is delivered flagged UVC_ASM_DROPPED, bytesused 0, so
+ *    the caller can requeue that buffer).
+ *  - Buffers: the assembler holds one spare buffer (uvc_assembler_set_buffer)
+ *    and a frame takes it when it starts. A frame that starts with no spare
+ *    buffer has its data discarded (FID/EOF tracking goes on) and is counted
+ *    in stats.frames_no_buffer, never delivered; a buffer given in the middle
+ *    of that frame waits for the next one.
+ *  - The frame sequence counts every frame started, delivered or not, so gaps
+ *    show lost frames (as uvcvideo's sequence).
+ *  - PTS: from the frame's first payload that has one. SCR: from its last
+ *    payload that has one.
+ *
+ * Bulk: the caller says where payload transfers end (transfer_end: a short
+ * transfer, a zero-length packet, or dwMaxPayloadTransferSize bytes reached),
+ * since the stream engine knows its URB size and the committed max payload.
+ * The header may span calls. */
+#ifndef UVC_PAYLOAD_H
+#define UVC_PAYLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct uvc_payload_header {
+	uint8_t length;     /* bHeaderLength: data starts there */
+	uint8_t info;       /* bmHeaderInfo, raw (UVC_STREAM_* bits) */
+	bool fid, eof, has_pts, has_scr, res, still, error, eoh;
+	uint32_t pts;       /* dwPresentationTime, when has_pts */
+	uint32_t scr_stc;   /* scrSourceClock: STC, when has_scr */
+	uint16_t scr_sof;   /* scrSourceClock: 11-bit USB frame number */
+};
+
+/* Parses the header at the start of one payload of len bytes. Returns 0, or
+ * -EINVAL when the header lies: len < 2, bHeaderLength < 2 or > len, or too
+ * short for the PTS (4 bytes) and SCR (6 bytes) its flags announce. Bytes
+ * beyond those fields (bHeaderLength larger than needed) are allowed. */
+int uvc_payload_parse(const uint8_t *data, size_t len, struct uvc_payload_header *out);
+
+/* Frame flags. The UVC_ASM_ERR_* ones make a frame errored. */
+#define UVC_ASM_ERR_DEVICE   (1u << 0) /* a payload had ERR */
+#define UVC_ASM_ERR_OVERFLOW (1u << 1) /* more data than the buffer holds */
+#define UVC_ASM_ERR_SIZE     (1u << 2) /* size differs from the expected one */
+#define UVC_ASM_ERR_INVALID  (1u << 3) /* a payload with a bad header was lost */
+#define UVC_ASM_ERR_MASK     0x0fu
+#define UVC_ASM_NO_EOF       (1u << 8) /* ended by a FID toggle */
+#define UVC_ASM_DROPPED      (1u << 9) /* drop_errors: buffer handed back unused */
+
+struct uvc_frame_event {
+	uint8_t *buf;        /* the buffer given with uvc_assembler_set_buffer */
+	size_t cap;
+	size_t bytesused;
+	uint32_t flags;      /* UVC_ASM_* */
+	bool error;          /* flags & UVC_ASM_ERR_MASK */
+	bool fid;
+	bool has_pts, has_scr;
+	uint32_t pts, scr_stc;
+	uint16_t scr_sof;
+	uint64_t sequence;   /* 0 for the first frame after init/reset */
+};
+
+/* Called for each finished frame; may call uvc_assembler_set_buffer(). */
+typedef void (*uvc_frame_cb)(void *opaque, const struct uvc_frame_event *ev);
+
+struct uvc_assembler_stats {
+	uint64_t payloads;          /* valid payloads seen */
+	uint64_t payloads_invalid;  /* bad headers */
+	uint64_t payloads_skipped;  /* out of sync: data of a finished frame */
+	uint64_t frames_delivered;  /* callback called (incl. errored, DROPPED) */
+	uint64_t frames_error;      /* delivered with an error flag */
+	uint64_t frames_dropped;    /* errored and dropped (drop_errors) */
+	uint64_t frames_no_buffer;  /* no buffer was given: data discarded */
+	uint64_t bytes_overflow;    /* bytes dropped for lack of room */
+};
+
+struct uvc_assembler {
+	/* options, set by the caller after init */
+	bool drop_errors;
+	size_t expected;            /* 0: compressed/variable size */
+	/* private */
+	uvc_frame_cb cb;
+	void *opaque;
+	uint8_t *spare;
+	size_t spare_cap;
+	int last_fid;               /* -1: none yet (first payload accepted) */
+	uint64_t sequence;
+	int pending_err_fid;        /* -1, or the FID of a header-only ERR */
+	struct {
+		bool active;
+		bool fid;
+		uint8_t *buf;
+		size_t cap, bytes;
+		uint32_t flags;
+		bool has_pts, has_scr;
+		uint32_t pts, scr_stc;
+		uint16_t scr_sof;
+		uint64_t sequence;
+	} frame;
+	/* the payload being fed */
+	struct uvc_payload_header hdr;
+	bool in_payload;            /* header parsed, data may follow */
+	/* bulk */
+	enum { UVC_BULK_IDLE, UVC_BULK_HEADER, UVC_BULK_DATA, UVC_BULK_SKIP } bulk_state;
+	uint8_t bulk_hdr[255];
+	size_t bulk_hdr_len;
+	struct uvc_assembler_stats stats;
+};
+
+void uvc_assembler_init(struct uvc_assembler *a, uvc_frame_cb cb, void *opaque);
+
+/* Stream (re)start: drops the frame in progress and the spare buffer without
+ * delivering them, forgets the FID, restarts the sequence. Options and
+ * stats are kept. */
+void uvc_assembler_reset(struct uvc_assembler *a);
+
+/* Gives the spare buffer the next frame is written to (NULL: none). It
+ * replaces a spare given before. */
+void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap);
+
+/* Expected frame size of uncompressed formats; 0 for compressed ones. */
+void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes);
+
+/* Isochronous: one packet is one payload. Zero-length packets are ignored.
+ * Returns 0, or -EINVAL for a payload with a bad header (dropped). */
+int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t len);
+
+/* Bulk: the next len bytes of the stream (one URB); transfer_end when this
+ * URB ends a payload transfer (len may be 0 for a zero-length packet).
+ * Returns 0, or -EINVAL when a bad header makes the assembler drop the rest
+ * of that payload transfer. */
+int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
+		       bool transfer_end);
+
+#endif

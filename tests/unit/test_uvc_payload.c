@@ -1,0 +1,606 @@
+/* UVC payload headers (src/uvc/payload.c): real headers from the corpus,
+ * malformed ones, and frame assembly of the vcam's iso packets and bulk URBs:
+ * byte-exact frames, FID toggles without EOF, ERR, overflow, short frames,
+ * missing buffers, resync, and garbage that must never crash. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/usb/video.h>
+
+#include "payload.h"
+#include "uvc/payload.h"
+#include "unit_run.h"
+
+/* ---- header parsing ---- */
+
+START_TEST(parse_corpus_realtek_mjpeg)
+{
+	/* Realtek 0bda:5602 bulk MJPEG (usbmon): `0c8cb210 18147994 1f146203 ffd8` */
+	const uint8_t start[] = { 0x0c, 0x8c, 0xb2, 0x10, 0x18, 0x14, 0x79, 0x94,
+				  0x1f, 0x14, 0x62, 0x03, 0xff, 0xd8 };
+	struct uvc_payload_header h;
+	ck_assert_int_eq(uvc_payload_parse(start, sizeof(start), &h), 0);
+	ck_assert_uint_eq(h.length, 12);
+	ck_assert_uint_eq(h.info, 0x8c);
+	ck_assert(!h.fid && !h.eof && h.has_pts && h.has_scr && h.eoh);
+	ck_assert(!h.error && !h.still && !h.res);
+	ck_assert_uint_eq(h.pts, 0x141810b2u);
+	ck_assert_uint_eq(h.scr_stc, 0x141f9479u);
+	ck_assert_uint_eq(h.scr_sof, 0x0362);
+
+	/* Its 14-byte tail payloads: `0c8f7e61 101445f8 17144003 ffd9` */
+	const uint8_t tail[] = { 0x0c, 0x8f, 0x7e, 0x61, 0x10, 0x14, 0x45, 0xf8,
+				 0x17, 0x14, 0x40, 0x03, 0xff, 0xd9 };
+	ck_assert_int_eq(uvc_payload_parse(tail, sizeof(tail), &h), 0);
+	ck_assert(h.fid && h.eof && h.has_pts && h.has_scr);
+	ck_assert_uint_eq(h.pts, 0x1410617eu);
+	ck_assert_uint_eq(h.scr_stc, 0x1417f845u);
+	ck_assert_uint_eq(h.scr_sof, 0x0340);
+}
+END_TEST
+
+START_TEST(parse_corpus_bulk_yuyv)
+{
+	/* linux-usb EPROTO snippet: `0c8d8a89 cd94dc59 d1941900 10801080` */
+	const uint8_t p[] = { 0x0c, 0x8d, 0x8a, 0x89, 0xcd, 0x94, 0xdc, 0x59,
+			      0xd1, 0x94, 0x19, 0x00, 0x10, 0x80, 0x10, 0x80 };
+	struct uvc_payload_header h;
+	ck_assert_int_eq(uvc_payload_parse(p, sizeof(p), &h), 0);
+	ck_assert(h.fid && !h.eof && h.has_pts && h.has_scr);
+	ck_assert_uint_eq(h.pts, 0x94cd898au);
+	ck_assert_uint_eq(h.scr_stc, 0x94d159dcu);
+	ck_assert_uint_eq(h.scr_sof, 0x0019);
+	/* Insta360 Link (Vaultmicro capture): `0c 8d a4 9e 68 00 ...` */
+	const uint8_t q[] = { 0x0c, 0x8d, 0xa4, 0x9e, 0x68, 0x00, 0, 0, 0, 0, 0, 0 };
+	ck_assert_int_eq(uvc_payload_parse(q, sizeof(q), &h), 0);
+	ck_assert_uint_eq(h.pts, 0x00689ea4u);
+}
+END_TEST
+
+START_TEST(parse_layouts)
+{
+	struct uvc_payload_header h;
+	/* PTS only: 6 bytes. */
+	const uint8_t pts[] = { 6, UVC_STREAM_PTS | UVC_STREAM_EOH, 1, 2, 3, 4 };
+	ck_assert_int_eq(uvc_payload_parse(pts, sizeof(pts), &h), 0);
+	ck_assert(h.has_pts && !h.has_scr);
+	ck_assert_uint_eq(h.pts, 0x04030201u);
+	/* SCR only: 8 bytes, SCR right after bmHeaderInfo. */
+	const uint8_t scr[] = { 8, UVC_STREAM_SCR, 1, 2, 3, 4, 0xff, 0xff };
+	ck_assert_int_eq(uvc_payload_parse(scr, sizeof(scr), &h), 0);
+	ck_assert(!h.has_pts && h.has_scr);
+	ck_assert_uint_eq(h.scr_stc, 0x04030201u);
+	ck_assert_uint_eq(h.scr_sof, 0x7ff); /* reserved bits masked */
+	/* Bare 2-byte header with every other flag. */
+	const uint8_t bare[] = { 2, 0xff & ~(UVC_STREAM_PTS | UVC_STREAM_SCR) };
+	ck_assert_int_eq(uvc_payload_parse(bare, sizeof(bare), &h), 0);
+	ck_assert(h.fid && h.eof && h.res && h.still && h.error && h.eoh);
+	ck_assert_uint_eq(h.length, 2);
+	/* A header longer than its fields need is fine. */
+	uint8_t longer[20] = { 16, UVC_STREAM_PTS | UVC_STREAM_SCR };
+	ck_assert_int_eq(uvc_payload_parse(longer, sizeof(longer), &h), 0);
+	ck_assert_uint_eq(h.length, 16);
+	/* Header-only payload: length == len. */
+	ck_assert_int_eq(uvc_payload_parse(longer, 16, &h), 0);
+}
+END_TEST
+
+START_TEST(parse_malformed)
+{
+	struct uvc_payload_header h;
+	const uint8_t ok[] = { 12, 0x8c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	ck_assert_int_eq(uvc_payload_parse(ok, 0, &h), -EINVAL);
+	ck_assert_int_eq(uvc_payload_parse(ok, 1, &h), -EINVAL);
+	ck_assert_int_eq(uvc_payload_parse(ok, 11, &h), -EINVAL); /* > len */
+	ck_assert_int_eq(uvc_payload_parse(NULL, 12, &h), -EINVAL);
+	const uint8_t zero[] = { 0, 0, 0 }, one[] = { 1, 0, 0 };
+	ck_assert_int_eq(uvc_payload_parse(zero, 3, &h), -EINVAL);
+	ck_assert_int_eq(uvc_payload_parse(one, 3, &h), -EINVAL);
+	/* Flags announcing more than bHeaderLength holds. */
+	const uint8_t pts5[] = { 5, UVC_STREAM_PTS, 0, 0, 0, 0, 0, 0 };
+	const uint8_t scr7[] = { 7, UVC_STREAM_SCR, 0, 0, 0, 0, 0, 0 };
+	const uint8_t both11[] = { 11, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t both2[] = { 2, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	ck_assert_int_eq(uvc_payload_parse(pts5, sizeof(pts5), &h), -EINVAL);
+	ck_assert_int_eq(uvc_payload_parse(scr7, sizeof(scr7), &h), -EINVAL);
+	ck_assert_int_eq(uvc_payload_parse(both11, sizeof(both11), &h), -EINVAL);
+	ck_assert_int_eq(uvc_payload_parse(both2, sizeof(both2), &h), -EINVAL);
+}
+END_TEST
+
+/* ---- assembly ---- */
+
+#define MAX_EVENTS 64
+#define N_BUFS 3
+
+struct sink {
+	struct uvc_assembler a;
+	uint8_t *bufs[N_BUFS];
+	size_t cap;
+	unsigned next;
+	bool refill;       /* give the next buffer from the callback */
+	unsigned n;
+	struct uvc_frame_event ev[MAX_EVENTS];
+	uint8_t *data[MAX_EVENTS];
+};
+
+static void on_frame(void *opaque, const struct uvc_frame_event *ev)
+{
+	struct sink *s = opaque;
+	ck_assert_uint_lt(s->n, MAX_EVENTS);
+	s->ev[s->n] = *ev;
+	s->data[s->n] = malloc(ev->bytesused + 1);
+	ck_assert_ptr_nonnull(s->data[s->n]);
+	if (ev->bytesused)
+		memcpy(s->data[s->n], ev->buf, ev->bytesused);
+	s->n++;
+	if (s->refill)
+		uvc_assembler_set_buffer(&s->a, s->bufs[s->next++ % N_BUFS], s->cap);
+}
+
+static void sink_init(struct sink *s, size_t cap, bool give_buffer)
+{
+	memset(s, 0, sizeof(*s));
+	uvc_assembler_init(&s->a, on_frame, s);
+	s->cap = cap;
+	for (int i = 0; i < N_BUFS; i++) {
+		s->bufs[i] = malloc(cap ? cap : 1);
+		ck_assert_ptr_nonnull(s->bufs[i]);
+	}
+	s->refill = give_buffer;
+	if (give_buffer)
+		uvc_assembler_set_buffer(&s->a, s->bufs[s->next++], cap);
+}
+
+static void sink_free(struct sink *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		free(s->data[i]);
+	for (int i = 0; i < N_BUFS; i++)
+		free(s->bufs[i]);
+}
+
+/* Forgets recorded events before a call could overrun the record. */
+static void sink_drain(struct sink *s)
+{
+	if (s->n + 2 < MAX_EVENTS)
+		return;
+	for (unsigned i = 0; i < s->n; i++) {
+		ck_assert_uint_le(s->ev[i].bytesused, s->ev[i].cap);
+		free(s->data[i]);
+	}
+	s->n = 0;
+}
+
+static uint8_t *make_frame(size_t len, unsigned seed)
+{
+	uint8_t *f = malloc(len ? len : 1);
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < len; i++)
+		f[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
+	return f;
+}
+
+#define NS_PER_FRAME 33333333ull
+
+/* Sends one frame as iso packets of `room` bytes, with `idle` header-only
+ * packets before it. */
+static void send_iso(struct sink *s, struct vcam_payload *p, const uint8_t *f, size_t len,
+		     unsigned seq, bool error, size_t room, unsigned idle)
+{
+	uint8_t pkt[4096];
+	ck_assert_uint_le(room, sizeof(pkt));
+	uint64_t t = seq * NS_PER_FRAME;
+	for (unsigned i = 0; i < idle; i++) {
+		size_t n = vcam_payload_iso_packet(p, pkt, room, t);
+		ck_assert_int_eq(uvc_assembler_packet(&s->a, pkt, n), 0);
+		ck_assert_int_eq(uvc_assembler_packet(&s->a, pkt, 0), 0); /* ZLP */
+	}
+	vcam_payload_start_frame(p, f, len, t, error);
+	while (p->in_frame) {
+		t += 125000;
+		size_t n = vcam_payload_iso_packet(p, pkt, room, t);
+		ck_assert_int_eq(uvc_assembler_packet(&s->a, pkt, n), 0);
+	}
+}
+
+/* Sends one frame as bulk URBs of `room` bytes; ends payload transfers as a
+ * stream engine does: short URB, ZLP, or max_payload bytes reached. */
+static void send_bulk(struct sink *s, struct vcam_payload *p, const uint8_t *f, size_t len,
+		      unsigned seq, bool error, size_t room)
+{
+	static uint8_t urb[65536];
+	ck_assert_uint_le(room, sizeof(urb));
+	uint64_t t = seq * NS_PER_FRAME;
+	size_t acc = 0;
+	vcam_payload_start_frame(p, f, len, t, error);
+	for (;;) {
+		long n = vcam_payload_bulk_urb(p, urb, room, t);
+		if (n < 0)
+			break;
+		acc += (size_t)n;
+		bool end = (size_t)n < room || acc >= p->max_payload;
+		ck_assert_int_eq(uvc_assembler_bulk(&s->a, urb, (size_t)n, end), 0);
+		if (end)
+			acc = 0;
+		t += 125000;
+	}
+}
+
+static void check_frame(struct sink *s, unsigned i, const uint8_t *f, size_t len,
+			uint64_t seq, uint32_t flags)
+{
+	ck_assert_uint_gt(s->n, i);
+	ck_assert_uint_eq(s->ev[i].bytesused, len);
+	ck_assert_uint_eq(s->ev[i].flags, flags);
+	ck_assert_int_eq(s->ev[i].error, (flags & UVC_ASM_ERR_MASK) != 0);
+	ck_assert_uint_eq(s->ev[i].sequence, seq);
+	ck_assert(memcmp(s->data[i], f, len) == 0);
+}
+
+static const size_t iso_rooms[] = { 1024, 3072, 957, 13 };
+
+START_TEST(iso_frames_exact)
+{
+	size_t room = iso_rooms[_i];
+	const size_t lens[] = { 10000, 4096, 1, 20000 };
+	struct sink s;
+	sink_init(&s, 20000, true);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	for (unsigned k = 0; k < 4; k++) {
+		uint8_t *f = make_frame(lens[k], k);
+		send_iso(&s, &p, f, lens[k], k, false, room, k == 0 ? 3 : 2);
+		check_frame(&s, k, f, lens[k], k, 0);
+		ck_assert(s.ev[k].has_pts && s.ev[k].has_scr);
+		ck_assert_uint_eq(s.ev[k].pts, vcam_payload_clock(k * NS_PER_FRAME));
+		ck_assert_int_eq(s.ev[k].fid, p.fid);
+		free(f);
+	}
+	ck_assert_uint_eq(s.n, 4);
+	ck_assert_uint_eq(s.a.stats.frames_delivered, 4);
+	ck_assert_uint_eq(s.a.stats.payloads_invalid, 0);
+	sink_free(&s);
+}
+END_TEST
+
+struct bulk_case {
+	size_t max_payload, room;
+};
+static const struct bulk_case bulk_cases[] = {
+	{ 4096, 1024 }, { 10000, 16384 }, { 3072, 512 }, { 1000000, 16384 }, { 2048, 2048 },
+};
+
+START_TEST(bulk_frames_exact)
+{
+	const struct bulk_case *c = &bulk_cases[_i];
+	/* 4084 + 12 = 4096: a payload that fills whole URBs needs a ZLP. */
+	const size_t lens[] = { 30000, 4084, 2036, 1012, 500 };
+	struct sink s;
+	sink_init(&s, 40000, true);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, c->max_payload);
+	for (unsigned k = 0; k < 5; k++) {
+		uint8_t *f = make_frame(lens[k], k + 5);
+		send_bulk(&s, &p, f, lens[k], k, false, c->room);
+		check_frame(&s, k, f, lens[k], k, 0);
+		ck_assert_uint_eq(s.ev[k].pts, vcam_payload_clock(k * NS_PER_FRAME));
+		free(f);
+	}
+	ck_assert_uint_eq(s.n, 5);
+	ck_assert_uint_eq(s.a.stats.payloads_invalid, 0);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(bulk_header_split)
+{
+	/* A payload fed byte by byte, then its data in one piece. */
+	struct sink s;
+	sink_init(&s, 100, true);
+	const uint8_t pl[] = { 12, 0x8e, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 'a', 'b', 'c' };
+	for (size_t i = 0; i < 12; i++)
+		ck_assert_int_eq(uvc_assembler_bulk(&s.a, pl + i, 1, false), 0);
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, pl + 12, 3, true), 0);
+	ck_assert_uint_eq(s.n, 1);
+	check_frame(&s, 0, (const uint8_t *)"abc", 3, 0, 0);
+	ck_assert_uint_eq(s.ev[0].pts, 1);
+	ck_assert_uint_eq(s.ev[0].scr_stc, 2);
+	ck_assert_uint_eq(s.ev[0].scr_sof, 3);
+	/* Truncated header at a transfer end; a ZLP alone is nothing. */
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, pl, 5, true), -EINVAL);
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, NULL, 0, true), 0);
+	/* A bad header drops the whole payload transfer. */
+	const uint8_t bad[] = { 1, 0x80, 'x', 'y' };
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, bad, 4, false), -EINVAL);
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, pl, 15, true), 0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.a.stats.payloads_invalid, 2);
+	sink_free(&s);
+}
+END_TEST
+
+/* Hand-made iso payload: 2-byte header, info, data. */
+static void pkt(struct sink *s, uint8_t info, const char *data)
+{
+	uint8_t b[64] = { 2, (uint8_t)(info | UVC_STREAM_EOH) };
+	size_t n = strlen(data);
+	memcpy(b + 2, data, n);
+	ck_assert_int_eq(uvc_assembler_packet(&s->a, b, 2 + n), 0);
+}
+
+START_TEST(fid_toggle_without_eof)
+{
+	struct sink s;
+	sink_init(&s, 100, true);
+	pkt(&s, 0, "ab");
+	pkt(&s, 0, "cd");
+	ck_assert_uint_eq(s.n, 0);
+	pkt(&s, UVC_STREAM_FID, "ef"); /* toggles: "abcd" is complete */
+	ck_assert_uint_eq(s.n, 1);
+	check_frame(&s, 0, (const uint8_t *)"abcd", 4, 0, UVC_ASM_NO_EOF);
+	ck_assert(!s.ev[0].fid);
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "g");
+	check_frame(&s, 1, (const uint8_t *)"efg", 3, 1, 0);
+	/* A header-only toggle ends a frame too, and starts none. */
+	pkt(&s, 0, "hi");
+	pkt(&s, UVC_STREAM_FID, "");
+	ck_assert_uint_eq(s.n, 3);
+	check_frame(&s, 2, (const uint8_t *)"hi", 2, 2, UVC_ASM_NO_EOF);
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "");
+	ck_assert_uint_eq(s.n, 3);
+	/* Data with that FID (never seen in a frame) starts the next one. */
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "j");
+	check_frame(&s, 3, (const uint8_t *)"j", 1, 3, 0);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(sync_rules)
+{
+	struct sink s;
+	sink_init(&s, 100, true);
+	/* Header-only payloads at start do not start a frame; the first data
+	 * payload is accepted whatever its FID. */
+	pkt(&s, UVC_STREAM_FID, "");
+	pkt(&s, UVC_STREAM_FID, "xy");
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "z");
+	check_frame(&s, 0, (const uint8_t *)"xyz", 3, 0, 0);
+	/* After EOF, payloads with the same FID are skipped (out of sync). */
+	pkt(&s, UVC_STREAM_FID, "late");
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "late");
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.a.stats.payloads_skipped, 2);
+	pkt(&s, UVC_STREAM_EOF, "ok");
+	check_frame(&s, 1, (const uint8_t *)"ok", 2, 1, 0);
+	/* Reset: forget the FID, the same FID is accepted again. */
+	uvc_assembler_reset(&s.a);
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	pkt(&s, UVC_STREAM_EOF, "re");
+	check_frame(&s, 2, (const uint8_t *)"re", 2, 0, 0);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(err_flagged_or_dropped)
+{
+	struct sink s;
+	sink_init(&s, 5000, true);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f = make_frame(3000, 1);
+	send_iso(&s, &p, f, 3000, 0, true, 1024, 1);
+	check_frame(&s, 0, f, 3000, 0, UVC_ASM_ERR_DEVICE);
+	send_iso(&s, &p, f, 3000, 1, false, 1024, 1);
+	check_frame(&s, 1, f, 3000, 1, 0);
+	ck_assert_uint_eq(s.a.stats.frames_error, 1);
+
+	/* drop_errors: not delivered, its buffer serves the next frame. */
+	s.a.drop_errors = true;
+	uint8_t *spare = s.a.spare;
+	send_iso(&s, &p, f, 3000, 2, true, 1024, 1);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.a.stats.frames_dropped, 1);
+	ck_assert_ptr_eq(s.a.spare, spare);
+	send_iso(&s, &p, f, 3000, 3, false, 1024, 1);
+	check_frame(&s, 2, f, 3000, 3, 0);
+	ck_assert_ptr_eq(s.ev[2].buf, spare);
+
+	/* A spare was given meanwhile: handed back flagged DROPPED. */
+	vcam_payload_start_frame(&p, f, 3000, 0, true);
+	uint8_t b[1024];
+	size_t n = vcam_payload_iso_packet(&p, b, sizeof(b), 0);
+	ck_assert_int_eq(uvc_assembler_packet(&s.a, b, n), 0);
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	while (p.in_frame) {
+		n = vcam_payload_iso_packet(&p, b, sizeof(b), 0);
+		ck_assert_int_eq(uvc_assembler_packet(&s.a, b, n), 0);
+	}
+	ck_assert_uint_eq(s.n, 4);
+	ck_assert_uint_eq(s.ev[3].flags, UVC_ASM_ERR_DEVICE | UVC_ASM_DROPPED);
+	ck_assert_uint_eq(s.ev[3].bytesused, 0);
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(err_header_only_before_frame)
+{
+	struct sink s;
+	sink_init(&s, 100, true);
+	pkt(&s, UVC_STREAM_EOF, "a");
+	pkt(&s, UVC_STREAM_ERR, ""); /* old FID: belongs to the finished frame */
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "b");
+	check_frame(&s, 1, (const uint8_t *)"b", 1, 1, 0);
+	pkt(&s, UVC_STREAM_ERR, ""); /* new FID ahead of its data */
+	pkt(&s, UVC_STREAM_EOF, "c");
+	check_frame(&s, 2, (const uint8_t *)"c", 1, 2, UVC_ASM_ERR_DEVICE);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(overflow)
+{
+	struct sink s;
+	sink_init(&s, 2500, true);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 4096);
+	uint8_t *f = make_frame(6000, 3);
+	send_bulk(&s, &p, f, 6000, 0, false, 1024);
+	check_frame(&s, 0, f, 2500, 0, UVC_ASM_ERR_OVERFLOW);
+	ck_assert_uint_eq(s.a.stats.bytes_overflow, 3500);
+	send_bulk(&s, &p, f, 2500, 1, false, 1024);
+	check_frame(&s, 1, f, 2500, 1, 0);
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(short_uncompressed)
+{
+	struct sink s;
+	sink_init(&s, 4000, true);
+	uvc_assembler_set_expected(&s.a, 3000);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f = make_frame(3000, 4);
+	send_iso(&s, &p, f, 2000, 0, false, 1024, 0);
+	check_frame(&s, 0, f, 2000, 0, UVC_ASM_ERR_SIZE);
+	send_iso(&s, &p, f, 3000, 1, false, 1024, 0);
+	check_frame(&s, 1, f, 3000, 1, 0);
+	/* Compressed: any size is fine. */
+	uvc_assembler_set_expected(&s.a, 0);
+	send_iso(&s, &p, f, 100, 2, false, 1024, 0);
+	check_frame(&s, 2, f, 100, 2, 0);
+	/* Short and dropped. */
+	uvc_assembler_set_expected(&s.a, 3000);
+	s.a.drop_errors = true;
+	send_iso(&s, &p, f, 2999, 3, false, 1024, 0);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_uint_eq(s.a.stats.frames_dropped, 1);
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
+START_TEST(no_buffer_dropped)
+{
+	struct sink s;
+	sink_init(&s, 4000, false);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f = make_frame(3000, 6);
+	send_iso(&s, &p, f, 3000, 0, false, 1024, 1);
+	send_iso(&s, &p, f, 3000, 1, false, 1024, 1);
+	ck_assert_uint_eq(s.n, 0);
+	ck_assert_uint_eq(s.a.stats.frames_no_buffer, 2);
+	/* A buffer given mid-frame waits for the next frame. */
+	uint8_t b[1024];
+	vcam_payload_start_frame(&p, f, 3000, 0, false);
+	size_t n = vcam_payload_iso_packet(&p, b, sizeof(b), 0);
+	ck_assert_int_eq(uvc_assembler_packet(&s.a, b, n), 0);
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	while (p.in_frame) {
+		n = vcam_payload_iso_packet(&p, b, sizeof(b), 0);
+		ck_assert_int_eq(uvc_assembler_packet(&s.a, b, n), 0);
+	}
+	ck_assert_uint_eq(s.n, 0);
+	ck_assert_uint_eq(s.a.stats.frames_no_buffer, 3);
+	send_iso(&s, &p, f, 3000, 3, false, 1024, 1);
+	check_frame(&s, 0, f, 3000, 3, 0); /* sequence shows the 3 lost frames */
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return *x >> 8;
+}
+
+START_TEST(garbage_never_crashes)
+{
+	struct sink s;
+	sink_init(&s, 300, true);
+	uvc_assembler_set_expected(&s.a, 200);
+	uint32_t x = 12345;
+	uint8_t b[600];
+	for (int round = 0; round < 20000; round++) {
+		size_t len = lcg(&x) % sizeof(b);
+		for (size_t i = 0; i < len; i++)
+			b[i] = (uint8_t)lcg(&x);
+		/* Mostly plausible headers, so frames do get assembled. */
+		if (len && lcg(&x) % 4)
+			b[0] = (uint8_t)(2 + lcg(&x) % 14);
+		if (round % 500 == 0)
+			s.a.drop_errors = !s.a.drop_errors;
+		sink_drain(&s);
+		if (lcg(&x) % 2)
+			(void)uvc_assembler_packet(&s.a, b, len);
+		else
+			(void)uvc_assembler_bulk(&s.a, b, len, lcg(&x) % 3 == 0);
+		if (lcg(&x) % 50 == 0)
+			uvc_assembler_set_buffer(&s.a, NULL, 0);
+		if (lcg(&x) % 40 == 0)
+			uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	}
+	for (unsigned i = 0; i < s.n; i++)
+		ck_assert_uint_le(s.ev[i].bytesused, s.cap);
+	ck_assert_uint_gt(s.a.stats.frames_delivered, 0);
+	ck_assert_uint_gt(s.a.stats.payloads_invalid, 0);
+
+	/* Every truncation of a real vcam packet. */
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f = make_frame(500, 9);
+	vcam_payload_start_frame(&p, f, 500, 0, false);
+	size_t n = vcam_payload_iso_packet(&p, b, sizeof(b), 0);
+	(void)uvc_assembler_bulk(&s.a, NULL, 0, true); /* end the fuzz's payload */
+	for (size_t cut = 0; cut <= n; cut++) {
+		uint8_t *c = malloc(cut ? cut : 1); /* exact size: ASan sees overreads */
+		ck_assert_ptr_nonnull(c);
+		memcpy(c, b, cut);
+		sink_drain(&s);
+		int r = uvc_assembler_packet(&s.a, c, cut);
+		ck_assert_int_eq(r, cut == 0 || cut >= 12 ? 0 : -EINVAL);
+		r = uvc_assembler_bulk(&s.a, c, cut, true);
+		ck_assert_int_eq(r, cut == 0 || cut >= 12 ? 0 : -EINVAL);
+		free(c);
+	}
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
+static Suite *payload_suite(void)
+{
+	Suite *s = suite_create("uvc-payload");
+	TCase *t = tcase_create("parse");
+	tcase_add_test(t, parse_corpus_realtek_mjpeg);
+	tcase_add_test(t, parse_corpus_bulk_yuyv);
+	tcase_add_test(t, parse_layouts);
+	tcase_add_test(t, parse_malformed);
+	suite_add_tcase(s, t);
+	t = tcase_create("assemble");
+	tcase_add_loop_test(t, iso_frames_exact, 0, sizeof(iso_rooms) / sizeof(iso_rooms[0]));
+	tcase_add_loop_test(t, bulk_frames_exact, 0, sizeof(bulk_cases) / sizeof(bulk_cases[0]));
+	tcase_add_test(t, bulk_header_split);
+	tcase_add_test(t, fid_toggle_without_eof);
+	tcase_add_test(t, sync_rules);
+	tcase_add_test(t, err_flagged_or_dropped);
+	tcase_add_test(t, err_header_only_before_frame);
+	tcase_add_test(t, overflow);
+	tcase_add_test(t, short_uncompressed);
+	tcase_add_test(t, no_buffer_dropped);
+	tcase_add_test(t, garbage_never_crashes);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(payload_suite());
+}
