@@ -14,27 +14,12 @@
 #include "descriptors.h" /* tests/vcam */
 #include "profile.h"
 #include "unit_run.h"
+#include "vcam_fixture.h"
 #include "uvc/descriptors.h"
-
-static const uint8_t test_guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
-static struct vcam_identity identity(const struct vcam_profile *p)
-{
-	struct vcam_identity id = {
-		.profile = p,
-		.serial = "SN42",
-		.ct_controls = 0x02000e,
-		.pu_controls = 0x00175f,
-		.xu_controls = 0x000f,
-		.xu_count = 4,
-		.xu_guid = test_guid,
-	};
-	return id;
-}
 
 static size_t build(const struct vcam_profile *p, uint8_t *buf, size_t cap)
 {
-	struct vcam_identity id = identity(p);
+	struct vcam_identity id = test_identity(p);
 	ssize_t len = vcam_config_descriptor(&id, buf, cap);
 	ck_assert_int_gt(len, 0);
 	return (size_t)len;

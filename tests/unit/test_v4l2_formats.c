@@ -11,22 +11,13 @@
 #include "descriptors.h" /* tests/vcam */
 #include "profile.h"
 #include "unit_run.h"
+#include "vcam_fixture.h"
 #include "uvc/descriptors.h"
 #include "v4l2/formats.h"
 
-static const uint8_t test_guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
 static struct uvc_camera *parse_profile(const struct vcam_profile *p)
 {
-	struct vcam_identity id = {
-		.profile = p,
-		.serial = "SN42",
-		.ct_controls = 0x02000e,
-		.pu_controls = 0x00175f,
-		.xu_controls = 0x000f,
-		.xu_count = 4,
-		.xu_guid = test_guid,
-	};
+	struct vcam_identity id = test_identity(p);
 	uint8_t buf[4096];
 	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
 	ck_assert_int_gt(len, 0);

@@ -11,22 +11,13 @@
 #include "descriptors.h"
 #include "profile.h"
 #include "unit_run.h"
-
-static const uint8_t test_guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+#include "vcam_fixture.h"
 
 static struct vcam_identity identity(const char *profile)
 {
-	struct vcam_identity id = {
-		.profile = vcam_profile_find(profile),
-		.serial = "SN42",
-		.ct_controls = 0x02000e,
-		.pu_controls = 0x00175f,
-		.xu_controls = 0x000f,
-		.xu_count = 4,
-		.xu_guid = test_guid,
-	};
-	ck_assert_ptr_nonnull(id.profile);
-	return id;
+	const struct vcam_profile *p = vcam_profile_find(profile);
+	ck_assert_ptr_nonnull(p);
+	return test_identity(p);
 }
 
 static unsigned get16(const uint8_t *p)
