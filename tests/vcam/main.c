@@ -1,5 +1,5 @@
 /* uvcuse-vcam: a UVC camera on a vhci-hcd port, served over USB/IP.
- * One thread, one poll loop: the USB/IP socket, a timer for frames and
+ * One thread, one poll loop: the USB/IP socket, a timeout for frames and
  * automatic controls, and a signalfd for SIGTERM/SIGINT (leave), SIGUSR1
  * (unplug) and SIGUSR2 (plug back in). */
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -191,16 +190,16 @@ static void unplug(struct vcam *v, const char *why)
 	fprintf(stderr, "vcam: unplugged from port %d (%s)\n", v->port, why);
 }
 
-static void arm_timer(int tfd, uint64_t at_ns)
+/* How long poll may sleep before the camera's next deadline (NULL: no limit). */
+static const struct timespec *until(uint64_t deadline_ns, struct timespec *ts)
 {
-	struct itimerspec its = { 0 };
-	if (at_ns == UINT64_MAX)
-		at_ns = now_ns() + 1000000000u;
-	if (at_ns == 0)
-		at_ns = 1;
-	its.it_value.tv_sec = (time_t)(at_ns / 1000000000u);
-	its.it_value.tv_nsec = (long)(at_ns % 1000000000u);
-	timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	if (deadline_ns == UINT64_MAX)
+		return NULL;
+	uint64_t now = now_ns();
+	uint64_t wait = deadline_ns > now ? deadline_ns - now : 0;
+	ts->tv_sec = (time_t)(wait / 1000000000u);
+	ts->tv_nsec = (long)(wait % 1000000000u);
+	return ts;
 }
 
 static void usage(FILE *f)
@@ -432,9 +431,8 @@ int main(int argc, char **argv)
 	v.devid = (100u << 16) | ((uint32_t)getpid() & 0xffff);
 
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (sfd < 0 || tfd < 0) {
-		perror("uvcuse-vcam: signalfd/timerfd");
+	if (sfd < 0) {
+		perror("uvcuse-vcam: signalfd");
 		return 1;
 	}
 	if (plug(&v) < 0)
@@ -442,14 +440,15 @@ int main(int argc, char **argv)
 
 	int status = 0;
 	for (;;) {
-		arm_timer(tfd, v.sock >= 0 ? vcam_camera_deadline(v.cam) : UINT64_MAX);
-		struct pollfd fds[4] = {
+		struct timespec ts;
+		const struct timespec *timeout =
+			until(v.sock >= 0 ? vcam_camera_deadline(v.cam) : UINT64_MAX, &ts);
+		struct pollfd fds[3] = {
 			{ .fd = sfd, .events = POLLIN },
-			{ .fd = tfd, .events = POLLIN },
 			{ .fd = vcam_frame_cache_fd(v.pictures), .events = POLLIN },
 			{ .fd = v.sock, .events = POLLIN },
 		};
-		if (poll(fds, v.sock >= 0 ? 4 : 3, -1) < 0) {
+		if (ppoll(fds, v.sock >= 0 ? 3 : 2, timeout, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("uvcuse-vcam: poll");
@@ -472,14 +471,9 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		if (fds[1].revents & POLLIN) {
-			uint64_t ticks;
-			if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-				perror("uvcuse-vcam: timerfd");
-		}
-		if (fds[2].revents & POLLIN)
+		if (fds[1].revents & POLLIN)
 			vcam_frame_cache_ack(v.pictures);
-		if (v.sock >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (v.sock >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int err;
 			/* Take every complete command queued before going back to poll. */
 			do
