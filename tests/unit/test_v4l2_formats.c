@@ -15,24 +15,12 @@
 #include "uvc/descriptors.h"
 #include "v4l2/formats.h"
 
-static struct uvc_camera *parse_profile(const struct vcam_profile *p)
-{
-	struct vcam_identity id = test_identity(p);
-	uint8_t buf[4096];
-	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
-	ck_assert_int_gt(len, 0);
-	struct uvc_camera *cam = NULL;
-	struct uvc_parse_status st;
-	ck_assert_int_eq(uvc_parse_descriptors(buf, (size_t)len, &cam, &st), 0);
-	ck_assert_uint_eq(cam->n_streams, 1);
-	return cam;
-}
 
 static struct uvc_camera *parse_named(const char *name)
 {
 	const struct vcam_profile *p = vcam_profile_find(name);
 	ck_assert_ptr_nonnull(p);
-	return parse_profile(p);
+	return fixture_camera(p);
 }
 
 /* The V4L2 view of a vcam pixel: fourcc, what uvcvideo prints for it in the
@@ -63,7 +51,7 @@ START_TEST(test_enumeration_matches_profiles)
 {
 	for (size_t n = 0; n < vcam_profile_count; n++) {
 		const struct vcam_profile *p = &vcam_profiles[n];
-		struct uvc_camera *cam = parse_profile(p);
+		struct uvc_camera *cam = fixture_camera(p);
 		const struct uvc_streaming *s = &cam->streams[0];
 		char want[4096] = "", got[4096] = "";
 		size_t wl = 0, gl = 0;

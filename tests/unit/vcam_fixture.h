@@ -3,10 +3,13 @@
 #ifndef VCAM_FIXTURE_H
 #define VCAM_FIXTURE_H
 
+#include <check.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "descriptors.h"
 #include "profile.h"
+#include "uvc/descriptors.h"
 
 static const uint8_t test_guid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
@@ -22,6 +25,21 @@ static inline struct vcam_identity test_identity(const struct vcam_profile *p)
 		.xu_guid = test_guid,
 	};
 	return id;
+}
+
+/* The camera model the daemon's parser makes of a profile's descriptors
+ * (one streaming interface). Free it with uvc_camera_free(). */
+static inline struct uvc_camera *fixture_camera(const struct vcam_profile *p)
+{
+	struct vcam_identity id = test_identity(p);
+	uint8_t buf[4096];
+	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	struct uvc_camera *cam = NULL;
+	struct uvc_parse_status st;
+	ck_assert_int_eq(uvc_parse_descriptors(buf, (size_t)len, &cam, &st), 0);
+	ck_assert_uint_eq(cam->n_streams, 1);
+	return cam;
 }
 
 #endif

@@ -51,6 +51,7 @@ struct vcam_camera {
 	struct vcam_payload payload;
 	uint32_t packet_room; /* isochronous bytes per packet */
 	uint64_t stream_start_ns, interval_ns, next_index;
+	bool paused; /* the sensor sends nothing (URBs are still answered) */
 	uint32_t sequence_base, sequence;
 
 	struct urb_queue video_urbs, status_urbs;
@@ -283,6 +284,8 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 {
 	uint64_t index = cam->next_index;
+	if (cam->paused)
+		return false;
 	if (!cam->cfg.unpaced) {
 		if (now_ns < cam->stream_start_ns + index * cam->interval_ns)
 			return false;
@@ -668,12 +671,24 @@ uint64_t vcam_camera_deadline(const struct vcam_camera *cam)
 {
 	uint64_t t = cam->next_tick_ns;
 	if (cam->streaming && cam->frames && cam->video_urbs.head && !cam->payload.in_frame &&
-	    !cam->cfg.unpaced) {
+	    !cam->cfg.unpaced && !cam->paused) {
 		uint64_t due = cam->stream_start_ns + cam->next_index * cam->interval_ns;
 		if (due < t)
 			t = due;
 	}
 	return t;
+}
+
+void vcam_camera_pause(struct vcam_camera *cam, bool paused, uint64_t now_ns)
+{
+	if (cam->paused == paused)
+		return;
+	cam->paused = paused;
+	/* resume with the next frame due now: a pause is not a host falling
+	 * behind, so no frame counts as dropped */
+	if (!paused && cam->streaming && cam->interval_ns)
+		cam->stream_start_ns = now_ns - cam->next_index * cam->interval_ns;
+	LOG("%s\n", paused ? "paused: no frames until resumed" : "resumed");
 }
 
 int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns)

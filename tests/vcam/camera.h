@@ -45,6 +45,11 @@ int vcam_camera_command(struct vcam_camera *cam, const struct usbip_header *h,
 /* When the camera next has something to do by itself (CLOCK_MONOTONIC ns). */
 uint64_t vcam_camera_deadline(const struct vcam_camera *cam);
 
+/* Paused, the camera keeps answering every request but sends no frame (its
+ * video URBs wait), as a sensor that stalls; resumed, frames go on from
+ * the next one. */
+void vcam_camera_pause(struct vcam_camera *cam, bool paused, uint64_t now_ns);
+
 /* Does what is due by now: frames, automatic control changes. */
 int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns);
 

@@ -1,7 +1,8 @@
 /* uvcuse-vcam: a UVC camera on a vhci-hcd port, served over USB/IP.
  * One thread, one poll loop: the USB/IP socket, a timeout for frames and
  * automatic controls, and a signalfd for SIGTERM/SIGINT (leave), SIGUSR1
- * (unplug) and SIGUSR2 (plug back in). */
+ * (unplug), SIGUSR2 (plug back in), SIGRTMIN (pause frames) and SIGRTMIN+1
+ * (resume). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -218,7 +219,8 @@ static void usage(FILE *f)
 		"                         must enumerate, and exit\n"
 		"  -h, --help             this help\n"
 		"\n"
-		"Signals: SIGTERM/SIGINT detach and exit, SIGUSR1 unplugs, SIGUSR2 plugs back in.\n");
+		"Signals: SIGTERM/SIGINT detach and exit, SIGUSR1 unplugs, SIGUSR2 plugs back in,\n"
+		"SIGRTMIN pauses the frames (requests are still answered), SIGRTMIN+1 resumes.\n");
 }
 
 static int compare_names(const void *a, const void *b)
@@ -408,6 +410,8 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGRTMIN);
+	sigaddset(&mask, SIGRTMIN + 1);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	v.iso = calloc(USBIP_MAX_ISO_PACKETS, sizeof(*v.iso));
 	v.iso_raw = malloc(USBIP_MAX_ISO_PACKETS * USBIP_ISO_DESC_SIZE);
@@ -461,6 +465,8 @@ int main(int argc, char **argv)
 				continue;
 			if (si.ssi_signo == SIGUSR1) {
 				unplug(&v, "SIGUSR1");
+			} else if ((int)si.ssi_signo == SIGRTMIN || (int)si.ssi_signo == SIGRTMIN + 1) {
+				vcam_camera_pause(v.cam, (int)si.ssi_signo == SIGRTMIN, now_ns());
 			} else if (si.ssi_signo == SIGUSR2) {
 				if (v.sock < 0 && plug(&v) < 0) {
 					status = 1;

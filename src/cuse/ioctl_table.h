@@ -1,0 +1,80 @@
+/* The one table of ioctls the node answers: for each command its argument
+ * size, direction (from _IOC_DIR), and the user memory it points to, so one
+ * marshalling routine (cuse/cuse.c) serves every ioctl through CUSE's
+ * unrestricted-ioctl retry protocol. Pure: unit-tested without libfuse. */
+#ifndef UVCUSE_CUSE_IOCTL_TABLE_H
+#define UVCUSE_CUSE_IOCTL_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
+#define CUSE_IOCTL_ALWAYS_COPY (1u << 0) /* copy arg out also on error */
+
+/* User memory an argument points to (read in before the handler runs):
+ * appended after the argument in the handler's 'extra'. At most
+ * CUSE_IOCTL_MAX_EXTRA regions per command. */
+#define CUSE_IOCTL_MAX_EXTRA 4
+
+/* The most the kernel moves in, or out, for one ioctl request: fuse's
+ * max_pages (32 on Linux 6.1) pages. A layout above it is -E2BIG. */
+#define CUSE_IOCTL_MAX_DATA (128u * 1024u)
+
+/* Retry rounds whose sizes fit neither the argument alone nor the regions
+ * the argument names (the app changed it between rounds) that cuse.c
+ * tolerates for one ioctl before it answers -EINVAL. */
+#define CUSE_IOCTL_MAX_MISMATCH 3
+
+struct cuse_ioctl_desc {
+	unsigned int cmd;
+	const char *name;     /* "VIDIOC_QUERYCAP" */
+	size_t size;          /* _IOC_SIZE(cmd) */
+	unsigned flags;       /* CUSE_IOCTL_* */
+	/* Embedded pointers: given the argument, the user regions to copy in
+	 * (and back out, when out is set). Returns the number of regions, or
+	 * -errno when the argument is bad (e.g. a count above the limit).
+	 * NULL when the command has none. */
+	int (*regions)(const void *arg, struct iovec *iov, bool *out, unsigned max);
+};
+
+/* The entry for cmd, or NULL: the server answers ENOTTY without touching
+ * the caller's memory. */
+const struct cuse_ioctl_desc *cuse_ioctl_find(unsigned int cmd);
+/* The whole table (for tests and debug listings). */
+const struct cuse_ioctl_desc *cuse_ioctl_table(size_t *count);
+
+/* The marshalling plan for one round of the retry protocol: given what the
+ * kernel sent (in_bufsz bytes in in_buf, out_bufsz room), either the call
+ * is complete (CUSE_PLAN_CALL: arg and extra point into in_buf), or the
+ * kernel must retry with in_iov/out_iov (CUSE_PLAN_RETRY), or the argument
+ * is bad (-errno).
+ *
+ * Rounds: the first one (0, 0) asks for the argument (in for _IOW/_IOWR and
+ * for commands with regions, out for _IOR/_IOWR); once the argument is in,
+ * the regions are recomputed from it every round, and the call is complete
+ * when the sizes the kernel sent are exactly that layout. _IO commands are
+ * complete at once. -E2BIG when the layout exceeds CUSE_IOCTL_MAX_DATA in
+ * or out; the regions' own -errno (e.g. -EINVAL: count above the limit). */
+enum cuse_plan_kind { CUSE_PLAN_CALL, CUSE_PLAN_RETRY };
+
+struct cuse_plan {
+	enum cuse_plan_kind kind;
+	struct iovec in_iov[1 + CUSE_IOCTL_MAX_EXTRA], out_iov[1 + CUSE_IOCTL_MAX_EXTRA];
+	unsigned n_in, n_out;
+	const void *arg;      /* CALL: the argument as sent (NULL for _IO, _IOR) */
+	const void *extra;    /* CALL: the regions' bytes, concatenated */
+	size_t extra_len;
+	/* CALL: where out_iov[i] takes its bytes from, as an offset into the
+	 * argument followed by extra (0 = the argument itself). */
+	size_t out_src[1 + CUSE_IOCTL_MAX_EXTRA];
+	/* RETRY: this round's sizes fit neither the argument alone nor the
+	 * regions it names now: the caller changed the argument between
+	 * rounds. cuse.c bounds how often (CUSE_IOCTL_MAX_MISMATCH). */
+	bool mismatch;
+};
+
+int cuse_ioctl_plan(const struct cuse_ioctl_desc *desc, unsigned long user_arg,
+		    const void *in_buf, size_t in_bufsz, size_t out_bufsz,
+		    struct cuse_plan *plan);
+
+#endif

@@ -1,0 +1,508 @@
+#include "device.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/usb/video.h>
+#include <linux/version.h>
+
+#include "cuse/cuse.h"
+#include "log.h"
+#include "loop.h"
+#include "uvc/payload.h"
+#include "v4l2/node.h"
+
+/* A request waiting for a frame: a blocking DQBUF or the first chunk of a
+ * blocking read(). */
+struct parked {
+	struct cuse_req *req;
+	bool is_read;
+	unsigned int cmd;
+	struct v4l2_buffer buf; /* DQBUF's argument as the app sent it */
+	size_t size;            /* read() chunk size */
+	struct parked *next;
+};
+
+struct dev_file {
+	struct device *dev;
+	struct cuse_file *cuse;
+	struct node_file nf;
+	struct parked *parked;
+	struct dev_file *next;
+	bool warned_userptr;
+};
+
+struct device {
+	struct loop *loop;
+	struct usb_camera *cam;
+	struct cuse_server *cuse;
+	struct node node;
+	struct uvc_assembler assembler;
+	struct vq_buffer *given; /* the buffer the assembler writes to */
+	struct dev_file *files;
+	unsigned n_files;
+	bool stream_failed;
+	uint64_t frames, frames_error;
+};
+
+/* Buffer memory: one memfd per buffer, mapped here; a later preload
+ * library maps the same memfd into the app. */
+static int mem_alloc(void *data, struct vq_buffer *b, size_t size)
+{
+	(void)data;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t length = (size + (size_t)page - 1) / (size_t)page * (size_t)page;
+	if (!length)
+		length = (size_t)page;
+	int fd = memfd_create("uvcuse-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)length) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	void *mem = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	b->mem = mem;
+	b->length = length;
+	b->mem_priv = (void *)(intptr_t)fd;
+	return 0;
+}
+
+static void mem_release(void *data, struct vq_buffer *b)
+{
+	(void)data;
+	if (b->mem)
+		munmap(b->mem, b->length);
+	close((int)(intptr_t)b->mem_priv);
+	b->mem = NULL;
+}
+
+static const struct vq_mem_ops mem_ops = { .alloc = mem_alloc, .release = mem_release };
+
+/* --- frames ------------------------------------------------------------ */
+
+static void give_buffer(struct device *dev)
+{
+	if (dev->given || !dev->node.queue.streaming)
+		return;
+	struct vq_buffer *b = vq_next(&dev->node.queue);
+	if (!b)
+		return;
+	dev->given = b;
+	uvc_assembler_set_buffer(&dev->assembler, b->mem, b->length);
+}
+
+static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p);
+
+/* Frames or errors changed what waiting requests would get: run them
+ * again, and wake pollers. */
+static void wake_all(struct device *dev)
+{
+	for (struct dev_file *df = dev->files; df; df = df->next) {
+		struct parked *list = df->parked;
+		df->parked = NULL;
+		/* answer_parked puts back the ones that still wait */
+		while (list) {
+			struct parked *p = list;
+			list = p->next;
+			answer_parked(dev, df, p);
+		}
+		cuse_file_notify_poll(df->cuse);
+	}
+}
+
+static void on_frame(void *opaque, const struct uvc_frame_event *ev)
+{
+	struct device *dev = opaque;
+	struct vq_buffer *b = dev->given;
+	if (!b || ev->buf != b->mem)
+		return; /* cannot happen: the assembler only writes what we gave */
+	dev->given = NULL;
+	if (ev->flags & UVC_ASM_DROPPED) {
+		vq_requeue(&dev->node.queue, b);
+	} else {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		struct timeval tv = { .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
+		dev->frames++;
+		if (ev->error)
+			dev->frames_error++;
+		vq_done(&dev->node.queue, b, (uint32_t)ev->bytesused,
+			ev->error ? V4L2_BUF_FLAG_ERROR : 0, (int64_t)(uint32_t)ev->sequence, &tv);
+	}
+	give_buffer(dev);
+	wake_all(dev);
+}
+
+static void on_stream_error(void *opaque, int err)
+{
+	struct device *dev = opaque;
+	log_error("stream stopped: %s", strerror(-err));
+	dev->stream_failed = true;
+	vq_set_error(&dev->node.queue);
+	wake_all(dev);
+}
+
+/* --- node_ops: the camera side of the V4L2 semantics --------------------- */
+
+static int op_probe(void *opaque, const struct uvc_probe *want, struct uvc_probe *got)
+{
+	struct device *dev = opaque;
+	int err = usb_probe_negotiate(dev->cam, 0, want, got);
+	if (err)
+		log_warn("probe of format %u frame %u refused: %s", want->format_index,
+			 want->frame_index, strerror(-err));
+	return err == -EPIPE ? -EINVAL : err;
+}
+
+static int op_stream_on(void *opaque, const struct uvc_probe *probe)
+{
+	struct device *dev = opaque;
+	const struct uvc_format *format = dev->node.format;
+	uvc_assembler_reset(&dev->assembler);
+	dev->assembler.drop_errors = true; /* as uvcvideo without nodrop */
+	uvc_assembler_set_expected(&dev->assembler,
+				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?
+					   0 :
+					   probe->max_video_frame_size);
+	dev->given = NULL;
+	dev->stream_failed = false;
+	give_buffer(dev);
+	int err = usb_stream_start(dev->cam, 0, probe, &dev->assembler, on_stream_error, dev);
+	if (err) {
+		log_error("cannot start the stream: %s", strerror(-err));
+		uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
+		if (dev->given)
+			vq_requeue(&dev->node.queue, dev->given);
+		dev->given = NULL;
+		return err == -ENOSPC ? -ENOSPC : -EIO;
+	}
+	log_info("streaming %.4s %ux%u, %u us per frame", (const char *)&format->fourcc,
+		 dev->node.frame->width, dev->node.frame->height, probe->interval / 10);
+	return 0;
+}
+
+static void op_stream_off(void *opaque)
+{
+	struct device *dev = opaque;
+	usb_stream_stop(dev->cam);
+	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
+	if (dev->given)
+		vq_requeue(&dev->node.queue, dev->given);
+	dev->given = NULL;
+	log_info("stream stopped after %llu frames (%llu with errors)",
+		 (unsigned long long)dev->frames, (unsigned long long)dev->frames_error);
+}
+
+static void op_buffer_queued(void *opaque)
+{
+	give_buffer(opaque);
+}
+
+static const struct node_ops node_ops = {
+	.probe = op_probe,
+	.stream_on = op_stream_on,
+	.stream_off = op_stream_off,
+	.buffer_queued = op_buffer_queued,
+};
+
+/* --- cuse ops: requests of the apps ------------------------------------ */
+
+static bool nonblocking(const struct dev_file *df)
+{
+	return cuse_file_flags(df->cuse) & O_NONBLOCK;
+}
+
+static void park(struct dev_file *df, struct parked *p)
+{
+	p->next = df->parked;
+	df->parked = p;
+	cuse_req_park(p->req); /* may call op_interrupt at once */
+}
+
+static void reply_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+			unsigned int cmd, void *arg, int res, const void *data, size_t len)
+{
+	(void)dev;
+	if (res == 0 && data && cmd == VIDIOC_DQBUF) {
+		const struct v4l2_buffer *b = arg;
+		if (len + sizeof(*b) > cuse_max_chunk() && !df->warned_userptr) {
+			log_warn("pid %d: USERPTR frames of %zu bytes exceed what CUSE moves per "
+				 "ioctl; run the app under uvcuse-run",
+				 (int)cuse_req_pid(req), len);
+			df->warned_userptr = true;
+		}
+		cuse_reply_ioctl_data(req, 0, arg, b->m.userptr, data, len);
+		return;
+	}
+	cuse_reply_ioctl(req, res, arg);
+}
+
+static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
+{
+	if (p->is_read) {
+		const uint8_t *data;
+		size_t len;
+		int res = node_read(&dev->node, &df->nf, p->size, true, false, &data, &len);
+		if (res == NODE_WAIT) {
+			p->next = df->parked;
+			df->parked = p;
+			return;
+		}
+		if (res < 0) {
+			cuse_reply_error(p->req, -res);
+		} else {
+			cuse_reply_read(p->req, data, len);
+			node_read_done(&dev->node, &df->nf, len);
+		}
+		free(p);
+		return;
+	}
+	const void *data = NULL;
+	size_t len = 0;
+	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->buf, false, &data, &len);
+	if (res == NODE_WAIT) {
+		p->next = df->parked;
+		df->parked = p;
+		return;
+	}
+	reply_ioctl(dev, df, p->req, p->cmd, &p->buf, res, data, len);
+	free(p);
+}
+
+static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
+{
+	struct device *dev = ctx;
+	(void)flags;
+	struct dev_file *df = calloc(1, sizeof(*df));
+	if (!df)
+		return -ENOMEM;
+	df->dev = dev;
+	df->cuse = file;
+	node_open(&dev->node, &df->nf);
+	df->next = dev->files;
+	dev->files = df;
+	dev->n_files++;
+	*data = df;
+	return 0;
+}
+
+static void op_release(void *ctx, void *data)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	while (df->parked) { /* CUSE answers every request before release */
+		struct parked *p = df->parked;
+		df->parked = p->next;
+		cuse_reply_error(p->req, EINTR);
+		free(p);
+	}
+	node_release(&dev->node, &df->nf);
+	for (struct dev_file **pp = &dev->files; *pp; pp = &(*pp)->next) {
+		if (*pp == df) {
+			*pp = df->next;
+			break;
+		}
+	}
+	dev->n_files--;
+	free(df);
+	/* a released queue may let another file's read() start */
+	wake_all(dev);
+}
+
+static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
+		     void *extra, size_t extra_len)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	(void)extra;
+	(void)extra_len;
+	const void *out = NULL;
+	size_t out_len = 0;
+	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, nonblocking(df), &out, &out_len);
+	if (res == NODE_WAIT) {
+		struct parked *p = calloc(1, sizeof(*p));
+		if (!p) {
+			cuse_reply_ioctl(req, -ENOMEM, arg);
+			return;
+		}
+		p->req = req;
+		p->cmd = cmd;
+		memcpy(&p->buf, arg, sizeof(p->buf));
+		park(df, p);
+		return;
+	}
+	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
+	/* A parked DQBUF of this or another thread must see a stream that
+	 * stopped or buffers that vanished (vb2 wakes its waiters). */
+	if (res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS))
+		wake_all(dev);
+}
+
+static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	const uint8_t *buf;
+	size_t len;
+	int res = node_read(&dev->node, &df->nf, size, off == 0, flags & O_NONBLOCK, &buf, &len);
+	if (res == NODE_WAIT) {
+		struct parked *p = calloc(1, sizeof(*p));
+		if (!p) {
+			cuse_reply_error(req, ENOMEM);
+			return;
+		}
+		p->req = req;
+		p->is_read = true;
+		p->size = size;
+		park(df, p);
+		return;
+	}
+	if (res < 0) {
+		cuse_reply_error(req, -res);
+		return;
+	}
+	cuse_reply_read(req, buf, len);
+	node_read_done(&dev->node, &df->nf, len);
+}
+
+static unsigned op_poll(void *ctx, void *data)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	return node_poll(&dev->node, &df->nf);
+}
+
+static void op_interrupt(void *ctx, void *data, struct cuse_req *req)
+{
+	(void)ctx;
+	struct dev_file *df = data;
+	for (struct parked **pp = &df->parked; *pp; pp = &(*pp)->next) {
+		struct parked *p = *pp;
+		if (p->req == req) {
+			*pp = p->next;
+			cuse_reply_error(req, EINTR);
+			free(p);
+			return;
+		}
+	}
+}
+
+static const struct cuse_server_ops cuse_ops = {
+	.open = op_open,
+	.release = op_release,
+	.ioctl = op_ioctl,
+	.read = op_read,
+	.poll = op_poll,
+	.interrupt = op_interrupt,
+};
+
+/* --- set-up ------------------------------------------------------------ */
+
+static uint32_t running_kernel_version(void)
+{
+	struct utsname u;
+	unsigned a = 0, b = 0, c = 0;
+	if (uname(&u) == 0)
+		sscanf(u.release, "%u.%u.%u", &a, &b, &c);
+	return KERNEL_VERSION(a, b, c > 255 ? 255 : c);
+}
+
+/* The start-up probe, as uvc_video_init: SET_CUR with the camera's
+ * defaults (GET_DEF) when it has them, then GET_CUR. */
+static void startup_probe(struct device *dev, struct uvc_probe *probe)
+{
+	struct uvc_probe def;
+	memset(probe, 0, sizeof(*probe));
+	if (usb_probe_get(dev->cam, 0, UVC_GET_DEF, &def) == 0)
+		usb_probe_set(dev->cam, 0, false, &def);
+	if (usb_probe_get(dev->cam, 0, UVC_GET_CUR, probe) < 0)
+		log_warn("camera refuses GET_CUR of the probe control: starting with its first format");
+}
+
+int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
+	       struct device **out)
+{
+	struct device *dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->loop = loop;
+	char err[256] = "";
+	int res = usb_camera_open(usb, &cfg->match, &dev->cam, err, sizeof(err));
+	if (res) {
+		log_error("%s", err[0] ? err : strerror(-res));
+		free(dev);
+		return res;
+	}
+	const struct usb_camera_id *id = usb_camera_id(dev->cam);
+	struct node_identity ident = { .version = running_kernel_version() };
+	/* cut to the V4L2 fields' size, as the kernel's strscpy does */
+	if (id->product[0])
+		memcpy(ident.card, id->product, sizeof(ident.card) - 1);
+	else
+		snprintf(ident.card, sizeof(ident.card), "UVC Camera (%04x:%04x)", id->vid, id->pid);
+	memcpy(ident.bus_info, id->bus_info, sizeof(ident.bus_info) - 1);
+
+	struct uvc_probe probe;
+	startup_probe(dev, &probe);
+	uvc_assembler_init(&dev->assembler, on_frame, dev);
+	res = node_init(&dev->node, usb_camera_model(dev->cam), &ident, &probe, &node_ops, dev,
+			&mem_ops, dev);
+	if (res) {
+		log_error("camera %04x:%04x has no format V4L2 knows", id->vid, id->pid);
+		usb_camera_close(dev->cam);
+		free(dev);
+		return res;
+	}
+	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
+	res = cuse_server_new(loop, &cc, &cuse_ops, dev, &dev->cuse);
+	if (res) {
+		if (res == -EEXIST)
+			log_error("name %s is taken (/dev/%s exists)", cfg->name, cfg->name);
+		else if (res == -ENOENT)
+			log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
+		else
+			log_error("cannot register /dev/%s: %s", cfg->name, strerror(-res));
+		node_destroy(&dev->node);
+		usb_camera_close(dev->cam);
+		free(dev);
+		return res;
+	}
+	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,
+		 id->bus_info, cfg->name);
+	*out = dev;
+	return 0;
+}
+
+void device_free(struct device *dev)
+{
+	if (!dev)
+		return;
+	cuse_server_free(dev->cuse);
+	while (dev->files) {
+		struct dev_file *df = dev->files;
+		dev->files = df->next;
+		while (df->parked) {
+			struct parked *p = df->parked;
+			df->parked = p->next;
+			free(p);
+		}
+		free(df);
+	}
+	node_destroy(&dev->node);
+	usb_camera_close(dev->cam);
+	free(dev);
+}

@@ -1,0 +1,46 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static enum log_level current = LOG_LEVEL_INFO;
+
+int log_parse_level(const char *s)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]) || (s[0] == '0' + i && !s[1]))
+			return i;
+	return -1;
+}
+
+void log_set_level(enum log_level level)
+{
+	current = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return current;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	/* syslog priorities: err 3, warning 4, info 6, debug 7 */
+	static const int syslog_prio[] = { 3, 4, 6, 7 };
+	static const char *const tags[] = { "error: ", "warning: ", "", "debug: " };
+	if (level > current)
+		return;
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (getenv("JOURNAL_STREAM"))
+		fprintf(stderr, "<%d>%s\n", syslog_prio[level], line);
+	else
+		fprintf(stderr, "uvcuse: %s%s\n", tags[level], line);
+}

@@ -1,0 +1,20 @@
+/* Log lines on stderr, with a level. Under systemd (JOURNAL_STREAM set) each
+ * line carries the "<N>" priority prefix journald understands. */
+#ifndef UVCUSE_LOG_H
+#define UVCUSE_LOG_H
+
+enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+
+/* "error", "warning", "info", "debug" (or 0-3); -1 when unknown. */
+int log_parse_level(const char *s);
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+#endif

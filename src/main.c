@@ -1,0 +1,322 @@
+/* uvcuse: serves one UVC camera as a V4L2 node through CUSE.
+ * Command line, start-up, signals and the event loop; device.c does the
+ * rest. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "log.h"
+#include "loop.h"
+#include "usb/usb.h"
+#include "v4l2/formats.h"
+
+#ifndef UVCUSE_VERSION
+#define UVCUSE_VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: uvcuse [OPTION]...\n"
+		"Serve a USB Video Class camera as a V4L2 capture node (/dev/videoN) from\n"
+		"userspace, through CUSE.\n"
+		"\n"
+		"Which camera (default: the first UVC camera found):\n"
+		"  -d, --device VID:PID     by USB vendor and product ID (hex)\n"
+		"  -b, --bus-path BUS-PORT[.PORT...]  by where it is plugged in (as in sysfs)\n"
+		"  -s, --serial SERIAL      by USB serial number\n"
+		"Node:\n"
+		"  -n, --name videoN        node name (default: the lowest free videoN, N >= 10)\n"
+		"Daemon:\n"
+		"  -f, --foreground         stay in the foreground (for systemd)\n"
+		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
+		"Other:\n"
+		"  -L, --list               list UVC cameras with their formats, then exit\n"
+		"  -h, --help               this help\n"
+		"  -V, --version            the version\n"
+		"\n"
+		"Exit status: 0 after SIGTERM/SIGINT, 1 on errors (no matching camera, not a\n"
+		"UVC camera, no /dev/cuse, name taken), 2 on bad usage.\n");
+}
+
+static bool node_name_free(const char *name)
+{
+	static const char *const dirs[] = { "/dev/", "/sys/class/video4linux/", "/sys/class/cuse/" };
+	char path[128];
+	struct stat st;
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", dirs[i], name);
+		if (lstat(path, &st) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* --- --list -------------------------------------------------------------- */
+
+static void print_intervals(const struct uvc_streaming *s, uint32_t fourcc, unsigned w, unsigned h)
+{
+	struct v4l2_frmivalenum fi = { .pixel_format = fourcc, .width = w, .height = h };
+	for (fi.index = 0; fmt_enum_frameintervals(s, &fi) == 0; fi.index++) {
+		if (fi.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
+			printf(" %.3f", (double)fi.discrete.denominator / fi.discrete.numerator);
+		} else {
+			printf(" %.3f-%.3f", (double)fi.stepwise.max.denominator / fi.stepwise.max.numerator,
+			       (double)fi.stepwise.min.denominator / fi.stepwise.min.numerator);
+			break;
+		}
+	}
+}
+
+static int list_one(void *data, const struct usb_camera_id *id, const struct uvc_camera *model,
+		    const char *parse_error)
+{
+	unsigned *count = data;
+	(*count)++;
+	printf("%04x:%04x %s (port %s) '%s'", id->vid, id->pid, id->bus_info, id->port_path,
+	       id->product[0] ? id->product : "UVC Camera");
+	if (id->serial[0])
+		printf(" serial %s", id->serial);
+	printf("\n");
+	if (!model) {
+		printf("  descriptors do not parse: %s\n", parse_error ? parse_error : "?");
+		return 0;
+	}
+	for (unsigned si = 0; si < model->n_streams; si++) {
+		const struct uvc_streaming *s = &model->streams[si];
+		struct v4l2_fmtdesc fd = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		for (fd.index = 0; fmt_enum(s, &fd) == 0; fd.index++) {
+			printf("  %.4s '%s'%s\n", (const char *)&fd.pixelformat, fd.description,
+			       fd.flags & V4L2_FMT_FLAG_COMPRESSED ? " (compressed)" : "");
+			struct v4l2_frmsizeenum fs = { .pixel_format = fd.pixelformat };
+			for (fs.index = 0; fmt_enum_framesizes(s, &fs) == 0; fs.index++) {
+				printf("    %ux%u fps", fs.discrete.width, fs.discrete.height);
+				print_intervals(s, fd.pixelformat, fs.discrete.width, fs.discrete.height);
+				printf("\n");
+			}
+		}
+	}
+	return 0;
+}
+
+static int list_cameras(void)
+{
+	struct usb_ctx *usb;
+	int err = usb_ctx_new(NULL, &usb);
+	if (err) {
+		log_error("cannot use libusb: %s", strerror(-err));
+		return 1;
+	}
+	unsigned count = 0;
+	usb_enumerate(usb, list_one, &count);
+	usb_ctx_free(usb);
+	if (!count)
+		printf("no UVC camera found\n");
+	return 0;
+}
+
+/* --- daemon ------------------------------------------------------------ */
+
+struct sigwatch {
+	struct loop *loop;
+	int fd;
+};
+
+static void on_signal(void *data, uint32_t events)
+{
+	struct sigwatch *sig = data;
+	(void)events;
+	struct signalfd_siginfo si;
+	if (read(sig->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		log_info("signal %u: exiting", si.ssi_signo);
+		loop_quit(sig->loop, 0);
+	}
+}
+
+/* Without --foreground the parent waits until the node is registered and
+ * exits with the child's verdict, so callers see start-up errors. */
+static int detach(int *report_fd)
+{
+	int pipefd[2];
+	if (pipe(pipefd) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(pipefd[1]);
+		char status = 1;
+		if (read(pipefd[0], &status, 1) != 1)
+			status = 1;
+		_exit(status);
+	}
+	close(pipefd[0]);
+	setsid();
+	*report_fd = pipefd[1];
+	return 0;
+}
+
+static void report(int *fd, char status)
+{
+	if (*fd < 0)
+		return;
+	if (write(*fd, &status, 1) != 1) {
+		/* the parent is gone: nothing to tell */
+	}
+	close(*fd);
+	*fd = -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "bus-path", required_argument, NULL, 'b' },
+		{ "serial", required_argument, NULL, 's' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "list", no_argument, NULL, 'L' },
+		{ "debug-cuse", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	struct device_config cfg = { 0 };
+	bool foreground = false, list = false;
+	char name[64] = "";
+	int opt;
+	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (usb_match_parse_id(optarg, &cfg.match)) {
+				fprintf(stderr, "uvcuse: --device wants VID:PID in hex, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'b':
+			cfg.match.port_path = optarg;
+			break;
+		case 's':
+			cfg.match.serial = optarg;
+			break;
+		case 'n':
+			if (strncmp(optarg, "video", 5) || !optarg[5] ||
+			    strspn(optarg + 5, "0123456789") != strlen(optarg + 5) || strlen(optarg) > 40) {
+				fprintf(stderr, "uvcuse: --name wants videoN, not '%s'\n", optarg);
+				return 2;
+			}
+			snprintf(name, sizeof(name), "%s", optarg);
+			break;
+		case 'f':
+			foreground = true;
+			break;
+		case 'l': {
+			int level = log_parse_level(optarg);
+			if (level < 0) {
+				fprintf(stderr, "uvcuse: unknown log level '%s'\n", optarg);
+				return 2;
+			}
+			log_set_level(level);
+			break;
+		}
+		case 'L':
+			list = true;
+			break;
+		case 'D':
+			cfg.debug_cuse = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("uvcuse %s\n", UVCUSE_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "uvcuse: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (list)
+		return list_cameras();
+
+	if (!name[0]) {
+		for (unsigned n = 10; n < 256 && !name[0]; n++) {
+			char candidate[16];
+			snprintf(candidate, sizeof(candidate), "video%u", n);
+			if (node_name_free(candidate))
+				snprintf(name, sizeof(name), "%s", candidate);
+		}
+		if (!name[0]) {
+			log_error("no free videoN name between video10 and video255");
+			return 1;
+		}
+	} else if (!node_name_free(name)) {
+		log_error("name %s is taken", name);
+		return 1;
+	}
+	cfg.name = name;
+
+	int report_fd = -1;
+	if (!foreground && detach(&report_fd) < 0) {
+		log_error("cannot detach: %s", strerror(errno));
+		return 1;
+	}
+
+	/* signals arrive through a signalfd on the loop; block them first so
+	 * no thread (libusb's) takes them */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct loop *loop = NULL;
+	struct usb_ctx *usb = NULL;
+	struct device *dev = NULL;
+	int status = 1;
+	struct sigwatch sig = { NULL, -1 };
+
+	if (loop_new(&loop) < 0) {
+		log_error("cannot create the event loop");
+		goto out;
+	}
+	sig.loop = loop;
+	sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sig.fd < 0 || loop_add(loop, sig.fd, EPOLLIN, on_signal, &sig) < 0) {
+		log_error("cannot watch signals: %s", strerror(errno));
+		goto out;
+	}
+	int err = usb_ctx_new(loop, &usb);
+	if (err) {
+		log_error("cannot use libusb: %s", strerror(-err));
+		goto out;
+	}
+	if (device_new(loop, usb, &cfg, &dev) < 0)
+		goto out;
+	report(&report_fd, 0);
+	status = loop_run(loop);
+out:
+	report(&report_fd, 1);
+	device_free(dev);
+	usb_ctx_free(usb);
+	if (sig.fd >= 0)
+		close(sig.fd);
+	loop_free(loop);
+	return status;
+}

@@ -1,0 +1,271 @@
+/* UVC class requests: controls on the VideoControl interface, and probe and
+ * commit on a VideoStreaming interface, with uvcvideo's tolerance for
+ * cameras that answer oddly (uvc_video.c: uvc_get_video_ctrl,
+ * uvc_set_video_ctrl, uvc_probe_video, uvc_fixup_video_ctrl). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/usb/video.h>
+
+#include "log.h"
+#include "usb/internal.h"
+
+/* uvcvideo's UVC_CTRL_CONTROL_TIMEOUT and UVC_CTRL_STREAMING_TIMEOUT. */
+#define CONTROL_TIMEOUT_MS 5000
+#define STREAMING_TIMEOUT_MS 5000
+
+static const char *query_name(uint8_t q)
+{
+	switch (q) {
+	case UVC_SET_CUR:
+		return "SET_CUR";
+	case UVC_GET_CUR:
+		return "GET_CUR";
+	case UVC_GET_MIN:
+		return "GET_MIN";
+	case UVC_GET_MAX:
+		return "GET_MAX";
+	case UVC_GET_RES:
+		return "GET_RES";
+	case UVC_GET_LEN:
+		return "GET_LEN";
+	case UVC_GET_INFO:
+		return "GET_INFO";
+	case UVC_GET_DEF:
+		return "GET_DEF";
+	default:
+		return "?";
+	}
+}
+
+int usb_class_request(struct usb_camera *cam, uint8_t iface, uint8_t query, uint8_t unit,
+		      uint8_t selector, void *data, uint16_t len, unsigned timeout_ms)
+{
+	if (cam->gone)
+		return -ENODEV;
+	uint8_t type = LIBUSB_REQUEST_TYPE_CLASS | LIBUSB_RECIPIENT_INTERFACE |
+		       ((query & 0x80) ? LIBUSB_ENDPOINT_IN : LIBUSB_ENDPOINT_OUT);
+	int r = libusb_control_transfer(cam->handle, type, query, (uint16_t)(selector << 8),
+					(uint16_t)(unit << 8 | iface), data, len, timeout_ms);
+	if (r == LIBUSB_ERROR_NO_DEVICE)
+		cam->gone = true;
+	return r < 0 ? usb_errno(r) : r;
+}
+
+int usb_control(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector, void *data,
+		uint16_t len)
+{
+	return usb_class_request(cam, cam->model->control_interface, query, unit, selector, data,
+				 len, CONTROL_TIMEOUT_MS);
+}
+
+static const struct uvc_format *find_format(const struct uvc_streaming *vs, uint8_t index)
+{
+	for (unsigned i = 0; i < vs->n_formats; i++)
+		if (vs->formats[i].index == index)
+			return &vs->formats[i];
+	return NULL;
+}
+
+static const struct uvc_frame *find_frame(const struct uvc_format *f, uint8_t index)
+{
+	for (unsigned i = 0; f && i < f->n_frames; i++)
+		if (f->frames[i].index == index)
+			return &f->frames[i];
+	return NULL;
+}
+
+static uint32_t max_alt_bytes(const struct uvc_streaming *vs)
+{
+	uint32_t m = 0;
+	for (unsigned i = 0; i < vs->n_alts; i++)
+		if (vs->alts[i].bytes > m)
+			m = vs->alts[i].bytes;
+	return m;
+}
+
+unsigned usb_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
+{
+	unsigned fixed = 0;
+	const struct uvc_format *fmt = find_format(vs, p->format_index);
+	const struct uvc_frame *fr = find_frame(fmt, p->frame_index);
+	if (fr && fr->max_buffer_size) {
+		/* uvcvideo's UVC_FMT_FLAG_COMPRESSED: MJPEG, variable-size
+		 * frame-based formats. */
+		bool compressed = fmt->kind == UVC_FORMAT_MJPEG ||
+				  (fmt->kind == UVC_FORMAT_FRAME_BASED && fmt->flags);
+		if ((!compressed || p->max_video_frame_size == 0) &&
+		    p->max_video_frame_size != fr->max_buffer_size) {
+			p->max_video_frame_size = fr->max_buffer_size;
+			fixed |= USB_FIXUP_FRAME_SIZE;
+		}
+	}
+	/* A Chicony camera sign-extends a 16-bit bandwidth (uvcvideo). */
+	if ((p->max_payload_transfer_size & 0xffff0000u) == 0xffff0000u) {
+		p->max_payload_transfer_size &= 0xffffu;
+		fixed |= USB_FIXUP_PAYLOAD_SIGN;
+	}
+	if (vs->transfer == UVC_TRANSFER_ISOCHRONOUS && vs->n_alts) {
+		uint32_t m = max_alt_bytes(vs);
+		if (p->max_payload_transfer_size == 0 || p->max_payload_transfer_size > m) {
+			p->max_payload_transfer_size = m;
+			fixed |= USB_FIXUP_PAYLOAD_ISO;
+		}
+	}
+	return fixed;
+}
+
+static const struct uvc_streaming *stream_of(struct usb_camera *cam, unsigned stream)
+{
+	return stream < cam->model->n_streams ? &cam->model->streams[stream] : NULL;
+}
+
+/* GET_* of the probe control, decoded, without repairs. */
+static int probe_get_raw(struct usb_camera *cam, unsigned stream, uint8_t query,
+			 struct uvc_probe *p)
+{
+	const struct uvc_streaming *vs = stream_of(cam, stream);
+	if (!vs)
+		return -EINVAL;
+	size_t size = uvc_probe_size(cam->model->bcd_uvc);
+	uint8_t buf[48] = { 0 };
+	int r = usb_class_request(cam, vs->interface, query, 0, UVC_VS_PROBE_CONTROL, buf,
+				  (uint16_t)size, STREAMING_TIMEOUT_MS);
+	if (r < 0)
+		return r;
+	if ((query == UVC_GET_MIN || query == UVC_GET_MAX) && r == 2) {
+		/* Bison-based cameras answer with wCompQuality only (uvcvideo). */
+		memset(p, 0, sizeof(*p));
+		p->comp_quality = (uint16_t)(buf[0] | buf[1] << 8);
+		return 0;
+	}
+	/* A shorter layout of an older UVC version is accepted (UVC 1.1
+	 * cameras answering 26 bytes); anything else is not a probe. */
+	if ((size_t)r != size && !((r == 26 || r == 34) && (size_t)r < size)) {
+		log_warn("%s: %s(PROBE) answered %d bytes, expected %zu", cam->id.port_path,
+			query_name(query), r, size);
+		return -EIO;
+	}
+	return uvc_probe_decode(buf, (size_t)r, p);
+}
+
+static void log_fixup(struct usb_camera *cam, unsigned fixed, const struct uvc_probe *p)
+{
+	if (fixed & USB_FIXUP_FRAME_SIZE)
+		log_warn("%s: probe: dwMaxVideoFrameSize taken from the frame descriptor (%u)",
+			cam->id.port_path, p->max_video_frame_size);
+	if (fixed & (USB_FIXUP_PAYLOAD_SIGN | USB_FIXUP_PAYLOAD_ISO))
+		log_warn("%s: probe: dwMaxPayloadTransferSize repaired to %u", cam->id.port_path,
+			p->max_payload_transfer_size);
+}
+
+int usb_probe_get(struct usb_camera *cam, unsigned stream, uint8_t query, struct uvc_probe *p)
+{
+	int r = probe_get_raw(cam, stream, query, p);
+	if (r == 0 && query != UVC_GET_MIN && query != UVC_GET_MAX)
+		usb_probe_fixup(stream_of(cam, stream), p);
+	return r;
+}
+
+int usb_probe_set(struct usb_camera *cam, unsigned stream, bool commit, const struct uvc_probe *p)
+{
+	const struct uvc_streaming *vs = stream_of(cam, stream);
+	if (!vs)
+		return -EINVAL;
+	size_t size = uvc_probe_size(cam->model->bcd_uvc);
+	uint8_t buf[48];
+	uvc_probe_encode(p, buf, size);
+	int r = usb_class_request(cam, vs->interface, UVC_SET_CUR, 0,
+				  commit ? UVC_VS_COMMIT_CONTROL : UVC_VS_PROBE_CONTROL, buf,
+				  (uint16_t)size, STREAMING_TIMEOUT_MS);
+	if (r < 0) {
+		log_warn("%s: SET_CUR(%s): %s", cam->id.port_path, commit ? "COMMIT" : "PROBE",
+			strerror(-r));
+		return r;
+	}
+	if ((size_t)r != size) {
+		log_warn("%s: SET_CUR(%s) took %d bytes of %zu", cam->id.port_path,
+			commit ? "COMMIT" : "PROBE", r, size);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* GET_CUR of the probe, or, for cameras that refuse it, what was set with
+ * the camera's fields (sizes, clock, framing) from GET_DEF (same format and
+ * frame) or GET_MAX. */
+static int probe_get_cur(struct usb_camera *cam, unsigned stream, struct uvc_probe *p)
+{
+	int r = probe_get_raw(cam, stream, UVC_GET_CUR, p);
+	if (r == 0 || r == -ENODEV || r == -ETIMEDOUT)
+		return r;
+	static const uint8_t fallbacks[] = { UVC_GET_DEF, UVC_GET_MAX };
+	for (size_t i = 0; i < sizeof(fallbacks); i++) {
+		struct uvc_probe q;
+		if (probe_get_raw(cam, stream, fallbacks[i], &q) < 0)
+			continue;
+		if (fallbacks[i] == UVC_GET_DEF &&
+		    (q.format_index != p->format_index || q.frame_index != p->frame_index))
+			continue;
+		log_warn("%s: GET_CUR(PROBE) refused (%s); using %s's sizes", cam->id.port_path,
+			strerror(-r), query_name(fallbacks[i]));
+		p->max_video_frame_size = q.max_video_frame_size;
+		p->max_payload_transfer_size = q.max_payload_transfer_size;
+		p->clock_frequency = q.clock_frequency;
+		p->framing_info = q.framing_info;
+		p->preferred_version = q.preferred_version;
+		p->min_version = q.min_version;
+		p->max_version = q.max_version;
+		return 0;
+	}
+	log_warn("%s: GET_CUR(PROBE): %s", cam->id.port_path, strerror(-r));
+	return r;
+}
+
+int usb_probe_negotiate(struct usb_camera *cam, unsigned stream, const struct uvc_probe *want,
+			struct uvc_probe *got)
+{
+	const struct uvc_streaming *vs = stream_of(cam, stream);
+	if (!vs)
+		return -EINVAL;
+	struct uvc_probe probe = *want, min, max;
+	int r = usb_probe_set(cam, stream, false, &probe);
+	if (r < 0)
+		return r;
+	/* The compression range, to lower the quality when the camera asks
+	 * for more bandwidth than the endpoint has (first-generation Logitech
+	 * cameras, uvcvideo). Cameras that refuse GET_MIN/MAX (uvcvideo's
+	 * PROBE_MINMAX quirk) are taken as they answer. */
+	bool minmax = probe_get_raw(cam, stream, UVC_GET_MIN, &min) == 0 &&
+		      probe_get_raw(cam, stream, UVC_GET_MAX, &max) == 0;
+	if (cam->gone)
+		return -ENODEV;
+	if (minmax)
+		probe.comp_quality = max.comp_quality;
+	uint32_t maxpsize = max_alt_bytes(vs);
+	for (int i = 0; i < 2; i++) {
+		r = usb_probe_set(cam, stream, false, &probe);
+		if (r < 0)
+			return r;
+		r = probe_get_cur(cam, stream, &probe);
+		if (r < 0)
+			return r;
+		if (vs->transfer == UVC_TRANSFER_BULK)
+			break;
+		uint32_t bw = probe.max_payload_transfer_size;
+		if ((bw & 0xffff0000u) == 0xffff0000u)
+			bw &= 0xffffu;
+		if (bw <= maxpsize || !minmax)
+			break;
+		log_warn("%s: camera asks %u bytes per interval, the endpoint has %u: lowering quality",
+			cam->id.port_path, bw, maxpsize);
+		probe.key_frame_rate = min.key_frame_rate;
+		probe.p_frame_rate = min.p_frame_rate;
+		probe.comp_quality = min.comp_quality;
+		probe.comp_window_size = min.comp_window_size;
+	}
+	log_fixup(cam, usb_probe_fixup(vs, &probe), &probe);
+	*got = probe;
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* Private to src/usb/: the structures the files of this folder share. No
+ * other folder includes this file (nor libusb.h). */
+#ifndef UVCUSE_USB_INTERNAL_H
+#define UVCUSE_USB_INTERNAL_H
+
+#include <libusb.h>
+
+#include "usb/usb.h"
+
+
+/* uvcvideo's UVC_URBS and UVC_MAX_PACKETS; streams may keep more transfers
+ * in flight, up to a frame's worth (see plan.c). */
+#define USB_STREAM_TRANSFERS 5
+#define USB_STREAM_MAX_PACKETS 32
+#define USB_ISO_MAX_TRANSFERS 16
+#define USB_BULK_MAX_TRANSFERS 48
+#define USB_STREAM_MAX_TRANSFERS USB_BULK_MAX_TRANSFERS
+
+struct usb_camera;
+
+struct usb_ctx {
+	libusb_context *lusb;
+	struct loop *loop;
+	int eventfd;                /* wakes the loop for deferred stream work */
+	struct usb_camera *cameras; /* open ones, for the deferred work */
+	unsigned in_callback;       /* inside a stream transfer callback */
+};
+
+struct usb_stream {
+	bool active;                /* transfers allocated (maybe still in flight) */
+	bool running;               /* delivering payloads */
+	bool stopping;              /* no resubmission; waiting for callbacks */
+	bool stop_pending;          /* stop asked from a callback: finish in the loop */
+	int error;                  /* first fatal error, 0 if none */
+	bool error_reported;        /* on_error called (once) */
+	bool error_pending;         /* on_error to call from the loop */
+	unsigned index;             /* into the model's streams */
+	const struct uvc_streaming *vs;
+	struct usb_stream_plan plan;
+	struct uvc_assembler *asm_;
+	usb_stream_error_cb on_error;
+	void *data;
+	struct libusb_transfer *xfer[USB_STREAM_MAX_TRANSFERS];
+	bool devmem[USB_STREAM_MAX_TRANSFERS];  /* libusb_dev_mem_alloc'd buffer */
+	bool busy[USB_STREAM_MAX_TRANSFERS];    /* submitted, callback not yet run */
+	bool leaked;                /* transfers that never came back: kept */
+	unsigned n_xfer, in_flight;
+	unsigned consecutive_failures;
+	uint32_t bulk_payload_bytes; /* bytes of the bulk payload transfer so far */
+	struct usb_stream_stats stats;
+};
+
+struct usb_camera {
+	struct usb_ctx *ctx;
+	struct usb_camera *next;    /* in ctx->cameras */
+	libusb_device_handle *handle;
+	struct usb_camera_id id;
+	struct uvc_camera *model;
+	/* interfaces claimed: [0] VideoControl, then the streams' */
+	unsigned n_claimed;
+	uint8_t claimed[1 + 16];
+	bool detached[1 + 16];
+	bool gone;                  /* LIBUSB_ERROR_NO_DEVICE seen */
+	struct usb_stream stream;
+};
+
+/* libusb error -> -errno. */
+int usb_errno(int libusb_error);
+
+/* A class request to interface iface (query's bit 7 gives the direction). */
+int usb_class_request(struct usb_camera *cam, uint8_t iface, uint8_t query, uint8_t unit,
+		      uint8_t selector, void *data, uint16_t len, unsigned timeout_ms);
+
+/* context.c: runs libusb's event handling with a timeout (used to drain
+ * cancelled transfers); wakes the loop for usb_ctx_deferred(). */
+int usb_ctx_handle_events(struct usb_ctx *ctx, int timeout_ms);
+void usb_ctx_wake(struct usb_ctx *ctx);
+void usb_ctx_add_camera(struct usb_ctx *ctx, struct usb_camera *cam);
+void usb_ctx_remove_camera(struct usb_ctx *ctx, struct usb_camera *cam);
+
+/* stream.c: the deferred work of one camera (finish a stop asked from a
+ * callback, report an error), run from the loop outside libusb's events. */
+void usb_stream_deferred(struct usb_camera *cam);
+
+#endif

@@ -1,0 +1,156 @@
+/* libusb: finding UVC cameras, claiming one, UVC control requests, probe and
+ * commit, and the stream engine that feeds payloads to a uvc_assembler.
+ * The only code that touches libusb. Everything runs on the daemon's loop
+ * thread: libusb's pollfds are registered with the loop. */
+#ifndef UVCUSE_USB_H
+#define UVCUSE_USB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uvc/descriptors.h"
+#include "uvc/payload.h"
+#include "uvc/probe.h"
+
+struct loop;
+struct usb_ctx;
+struct usb_camera;
+
+/* Who a camera is. Strings are "" when the device has none. */
+struct usb_camera_id {
+	uint16_t vid, pid;
+	uint8_t bus, address;
+	char port_path[32];     /* "1-2.3": bus, then ports, as sysfs names it */
+	/* "usb-<host controller device>-<ports>", as uvcvideo's bus_info:
+	 * "usb-0000:00:14.0-2.3", "usb-vhci_hcd.0-1" */
+	char bus_info[64];
+	char serial[128], product[128], manufacturer[128];
+	uint16_t bcd_usb;
+	int speed;              /* LIBUSB_SPEED_* */
+	uint8_t control_interface; /* the VideoControl interface */
+};
+
+/* Which camera: all set fields must match; none set: the first UVC camera. */
+struct usb_match {
+	bool by_id;
+	uint16_t vid, pid;
+	const char *port_path;  /* "1-2.3" or NULL */
+	const char *serial;     /* or NULL */
+};
+
+/* Parses "VID:PID" (hex). -EINVAL when malformed. */
+int usb_match_parse_id(const char *s, struct usb_match *m);
+
+/* loop may be NULL for a context that only lists cameras. */
+int usb_ctx_new(struct loop *loop, struct usb_ctx **out);
+void usb_ctx_free(struct usb_ctx *ctx);
+
+/* Calls cb for each UVC video function of each device (model parsed from
+ * its configuration descriptor; devices whose descriptor does not parse are
+ * reported with model NULL and the parser's message). Stops early when cb
+ * returns non-zero, and returns that value; 0 when all were seen. */
+typedef int (*usb_camera_cb)(void *data, const struct usb_camera_id *id,
+			     const struct uvc_camera *model, const char *parse_error);
+int usb_enumerate(struct usb_ctx *ctx, usb_camera_cb cb, void *data);
+
+/* Opens the first camera that matches: detaches kernel drivers from its
+ * VideoControl and VideoStreaming interfaces (reattached on close), claims
+ * them, parses the model. Errors, with a message in err:
+ *  -ENODEV  no device matches
+ *  -ENOTSUP a device matches but has no UVC function (or it does not parse)
+ *  -EBUSY   an interface is claimed by another program
+ *  -EACCES  no permission to open the device */
+int usb_camera_open(struct usb_ctx *ctx, const struct usb_match *match,
+		    struct usb_camera **out, char *err, size_t errlen);
+/* Stops streaming, releases the interfaces, gives the kernel driver back. */
+void usb_camera_close(struct usb_camera *cam);
+
+const struct usb_camera_id *usb_camera_id(const struct usb_camera *cam);
+const struct uvc_camera *usb_camera_model(const struct usb_camera *cam);
+
+/* A class request on the VideoControl interface (unit 0 = the interface
+ * itself), synchronous with a timeout (uvcvideo's 5 s for controls).
+ * query: UVC_GET_CUR... / UVC_SET_CUR. Returns the bytes transferred or
+ * -errno: -EPIPE when the camera stalls (the request is refused), -ENODEV
+ * when it is gone, -ETIMEDOUT, -EIO. */
+int usb_control(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
+		void *data, uint16_t len);
+
+/* Probe and commit on streaming interface 'stream' (index into the model's
+ * streams), as uvcvideo does it (uvc_probe_video, uvc_commit_video):
+ *  usb_probe_get: GET_CUR/GET_DEF/GET_MIN/GET_MAX of the probe control
+ *    (query), decoded; cameras that answer a shorter length are accepted.
+ *  usb_probe_set: SET_CUR of the probe (commit false) or commit control.
+ *  usb_probe_negotiate: SET_CUR probe with want, GET_CUR probe into got,
+ *    with uvcvideo's fixes for quirky answers (dwMaxVideoFrameSize 0 or
+ *    smaller than the frame: the descriptor's size; payload size missing
+ *    or absurd for isochronous: bounded by the largest alt setting), and
+ *    GET_DEF/GET_MAX fallbacks when GET_CUR is refused. */
+int usb_probe_get(struct usb_camera *cam, unsigned stream, uint8_t query, struct uvc_probe *p);
+int usb_probe_set(struct usb_camera *cam, unsigned stream, bool commit, const struct uvc_probe *p);
+int usb_probe_negotiate(struct usb_camera *cam, unsigned stream, const struct uvc_probe *want,
+			struct uvc_probe *got);
+
+/* The stream engine. usb_stream_start() commits 'committed' (SET_CUR
+ * commit), selects the alternate setting (isochronous: the smallest whose
+ * bytes per interval hold dwMaxPayloadTransferSize, as uvcvideo), allocates
+ * a pool of transfers (libusb_dev_mem_alloc when the kernel allows it,
+ * sized for the frame rate) and feeds every payload to asm from the loop.
+ * on_error is called once if the stream dies (camera gone: -ENODEV; a
+ * transfer fails repeatedly: -EIO), from the loop (not inside libusb's event
+ * handling), once the engine has stopped; it may close the camera.
+ * The assembler's frame callback runs inside libusb's event handling: it may
+ * call usb_stream_stop() but no synchronous request (usb_control, probe)
+ * and not usb_camera_close(). The caller resets asm before starting.
+ * -ENOSPC when no alternate setting carries the payload size. */
+typedef void (*usb_stream_error_cb)(void *data, int err);
+int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_probe *committed,
+		     struct uvc_assembler *asm_, usb_stream_error_cb on_error, void *data);
+/* Cancels the transfers and waits for them, back to alternate setting 0
+ * (isochronous) or CLEAR_FEATURE(HALT) (bulk), as uvcvideo. Safe when not
+ * streaming. Called from a frame callback it only cancels (no payload is
+ * fed after it returns) and the loop finishes the stop. */
+void usb_stream_stop(struct usb_camera *cam);
+bool usb_stream_running(const struct usb_camera *cam);
+
+/* How a committed probe is carried (pure, unit-tested). Isochronous: the
+ * alternate setting with the smallest bytes per interval >= the payload size
+ * (0 counts as 1; equal sizes: the last, as uvcvideo), transfers of up to 32
+ * packets, enough for one frame. Bulk: transfers of the payload size in
+ * whole packets, at most 32 packets (uvcvideo's sizes; a payload transfer
+ * may span several). In flight: 5, or a whole frame's worth plus one (at
+ * most 16 isochronous, 48 bulk transfers). -ENOSPC when no alternate setting
+ * carries the payload, -EINVAL for a stream without endpoint. */
+struct usb_stream_plan {
+	bool iso;
+	uint8_t alt;               /* bAlternateSetting to select (iso) */
+	uint32_t packet_size;      /* iso: bytes per interval; bulk: wMaxPacketSize */
+	unsigned packets;          /* iso packets per transfer, 0 for bulk */
+	uint32_t transfer_size;
+	unsigned n_transfers;
+	uint32_t max_payload;      /* bulk: where a payload transfer ends */
+};
+int usb_stream_plan(const struct uvc_streaming *vs, const struct uvc_probe *committed,
+		    struct usb_stream_plan *plan);
+
+/* uvcvideo's repair of a probe answer (uvc_fixup_video_ctrl, plus the bounds
+ * of usb_probe_negotiate), pure: uncompressed formats take the frame
+ * descriptor's buffer size, compressed ones when the camera says 0; a
+ * sign-extended 16-bit payload size (0xffffXXXX) is cut to 16 bits; for
+ * isochronous streams a payload size of 0 or above the largest alternate
+ * setting becomes that largest one. Returns a bitmask of what it changed
+ * (USB_FIXUP_*), 0 for a sound answer. */
+#define USB_FIXUP_FRAME_SIZE   (1u << 0)
+#define USB_FIXUP_PAYLOAD_SIGN (1u << 1)
+#define USB_FIXUP_PAYLOAD_ISO  (1u << 2)
+unsigned usb_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p);
+
+struct usb_stream_stats {
+	uint64_t transfers, packets, packet_errors, bytes;
+	unsigned alt;              /* the selected alternate setting */
+	unsigned n_transfers, transfer_size;
+};
+void usb_stream_get_stats(const struct usb_camera *cam, struct usb_stream_stats *st);
+
+#endif

@@ -1,0 +1,92 @@
+/* The V4L2 capture node's semantics: what each ioctl, read() and poll()
+ * answers, per open file, as Linux 6.1 uvcvideo (with the V4L2 core and
+ * videobuf2 around it) answers them, plus read() which uvcvideo lacks.
+ * No I/O: requests to the camera go through node_ops, implemented by the
+ * device (src/device.c) over src/usb/. No locks: one loop thread calls in. */
+#ifndef V4L2_NODE_H
+#define V4L2_NODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/videodev2.h>
+
+#include "uvc/descriptors.h"
+#include "uvc/probe.h"
+#include "v4l2/formats.h"
+#include "v4l2/queue.h"
+
+/* node_ioctl()/node_read() answer: park the request and call again after
+ * node_ops->... reported a frame (node_frame_ready). */
+#define NODE_WAIT 1
+
+struct node_ops {
+	/* Probe (TRY_FMT, S_FMT, S_PARM): SET_CUR/GET_CUR of the probe
+	 * control. Returns 0 or -errno. */
+	int (*probe)(void *dev, const struct uvc_probe *want, struct uvc_probe *got);
+	/* Commit probe and start the stream feeding the queue. */
+	int (*stream_on)(void *dev, const struct uvc_probe *probe);
+	void (*stream_off)(void *dev);
+	/* A buffer was queued while streaming (the device may have none). */
+	void (*buffer_queued)(void *dev);
+};
+
+struct node_identity {
+	char card[32];        /* the USB product string, or "UVC Camera (vid:pid)" */
+	char bus_info[32];    /* usb-<controller>-<ports> */
+	uint32_t version;     /* KERNEL_VERSION of the running kernel */
+};
+
+struct node_file {
+	enum v4l2_priority prio;
+	bool in_read;         /* inside a read() call: its later chunks continue the frame */
+};
+
+struct node {
+	const struct uvc_camera *camera;
+	const struct uvc_streaming *stream;
+	struct node_identity id;
+	const struct node_ops *ops;
+	void *dev;
+	unsigned prios[4];    /* open files per priority */
+	/* the current format, as the last S_FMT/S_PARM (or start-up) left it */
+	const struct uvc_format *def_format;
+	const struct uvc_format *format;
+	const struct uvc_frame *frame;
+	struct uvc_probe probe;
+	struct vq queue;
+	unsigned read_buffers;
+};
+
+/* Sets up the node over stream 0 of camera; probe is what the camera
+ * reported at start-up (GET_CUR after GET_DEF/SET_CUR, as uvc_video_init):
+ * its format and frame (or the first ones) become current. -EINVAL when
+ * the camera has no usable format. */
+int node_init(struct node *n, const struct uvc_camera *camera, const struct node_identity *id,
+	      const struct uvc_probe *probe, const struct node_ops *ops, void *dev,
+	      const struct vq_mem_ops *mem_ops, void *mem_data);
+void node_destroy(struct node *n);
+
+void node_open(struct node *n, struct node_file *f);
+void node_release(struct node *n, struct node_file *f);
+
+/* One ioctl with its argument in daemon memory. Returns 0 (arg holds the
+ * answer), -errno, or NODE_WAIT (only for a blocking DQBUF). For DQBUF of
+ * USERPTR memory, data and data_len are set to the frame bytes the caller must
+ * copy to arg's m.userptr. */
+int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, bool nonblock,
+	       const void **data, size_t *data_len);
+
+/* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,
+ * data and len are what to answer (len may be 0: end of this read() call);
+ * afterwards call node_read_done(len) with what was sent. -EAGAIN
+ * (nonblock), NODE_WAIT, -EBUSY (another file streams), -EIO. */
+int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk, bool nonblock,
+	      const uint8_t **data, size_t *len);
+void node_read_done(struct node *n, struct node_file *f, size_t len);
+
+/* poll() events for the file; may start read() emulation as vb2 does. */
+unsigned node_poll(struct node *n, struct node_file *f);
+
+#endif

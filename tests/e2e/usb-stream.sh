@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# uvcuse's USB layer (src/usb/) alone, through uvcuse-usbgrab: probe, commit,
+# isochronous and bulk streaming from uvcuse-vcam, every frame checked, the
+# rate measured; and the kernel driver handed over and given back: uvcvideo's
+# node goes away while the camera is held and comes back after.
+# Usage (in the guest): usb-stream.sh BUILD_DIR
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+GRAB=$BUILD/tests/tools/uvcuse-usbgrab
+
+load_modules vhci-hcd uvcvideo
+
+# grab SERIAL FOURCC WxH FILE: 120 frames at 30 fps; checks the rate.
+grab() {
+	local serial=$1 fourcc=$2 size=$3 file=$4
+	"$GRAB" --serial "$serial" --format "$fourcc" --size "$size" --fps 30 --frames 120 \
+		-o "$file" --times "$file.times" >"$file.log" 2>&1 || { cat "$file.log"; fail "usbgrab $fourcc $size"; }
+	cat "$file.log"
+	local fps
+	fps=$(awk '/^fps:/ { print $2 }' "$file.log")
+	awk -v f="$fps" 'BEGIN { exit !(f >= 29.4 && f <= 30.6) }' ||
+		fail "$fourcc $size: $fps fps, not within 2% of 30"
+}
+
+# node_gone SERIAL: waits until the camera has no video node.
+node_gone() {
+	local serial=$1 i dev usb
+	for ((i = 0; i < 100; i++)); do
+		local found=0
+		for dev in /sys/class/video4linux/video*; do
+			[ -e "$dev" ] || continue
+			usb=$(readlink -f "$dev/device/..")
+			[ "$(cat "$usb/serial" 2>/dev/null)" = "$serial" ] && found=1
+		done
+		[ $found = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+vcam_start ISO --profile default
+NODE=$(video_node ISO)
+echo "uvcvideo has the camera as $NODE"
+
+step "list"
+"$GRAB" --list | tee "$WORK/list.txt"
+grep -q '^camera .* bus_info usb-vhci_hcd\.[0-9]-[0-9.]* product .* serial "ISO"' "$WORK/list.txt" ||
+	fail "--list does not show camera ISO with a vhci bus_info"
+grep -q '^  format YUYV 640x480 30.000 15.000 5.000$' "$WORK/list.txt" || fail "--list formats"
+# uvcvideo's own idea of bus_info, for the daemon's VIDIOC_QUERYCAP
+kbus=$(v4l2-ctl -d "$NODE" --info | awk -F': ' '/Bus info/ { print $2 }' | tr -d ' ')
+grep -qF "bus_info $kbus " "$WORK/list.txt" || fail "bus_info differs from uvcvideo's ($kbus)"
+echo "bus_info matches uvcvideo's: $kbus"
+
+step "isochronous YUYV 640x480, 30 fps, 120 frames (uvcvideo detached meanwhile)"
+grab ISO YUYV 640x480 "$WORK/iso-yuyv.raw" &
+GRAB_PID=$!
+node_gone ISO || fail "uvcvideo kept its node while usbgrab held the camera"
+echo "uvcvideo's node is gone while usbgrab holds the camera"
+wait $GRAB_PID || fail "isochronous YUYV capture"
+framecheck "$WORK/iso-yuyv.raw" YUYV 640x480 --min-frames 120 --max-missing 0 \
+	--times "$WORK/iso-yuyv.raw.times"
+NODE=$(video_node ISO 10)
+echo "uvcvideo has the camera back as $NODE"
+
+step "isochronous MJPG 1920x1080, 30 fps, 120 frames"
+grab ISO MJPG 1920x1080 "$WORK/iso-mjpg.mjpeg"
+framecheck "$WORK/iso-mjpg.mjpeg" MJPEG 1920x1080 --min-frames 120 --max-missing 0 \
+	--times "$WORK/iso-mjpg.mjpeg.times"
+
+step "bulk YUYV 640x480, 30 fps, 120 frames"
+vcam_start BULK --profile bulk
+video_node BULK >/dev/null
+grab BULK YUYV 640x480 "$WORK/bulk-yuyv.raw"
+framecheck "$WORK/bulk-yuyv.raw" YUYV 640x480 --min-frames 120 --max-missing 0 \
+	--times "$WORK/bulk-yuyv.raw.times"
+video_node BULK 10 >/dev/null
+
+step "camera unplugged while streaming: a clean error, no hang"
+ISO_PID=${VCAM_PIDS[0]}
+timeout 30 "$GRAB" --serial ISO --format YUYV --size 640x480 --fps 30 --frames 100000 \
+	-o "$WORK/unplug.raw" >"$WORK/unplug.log" 2>&1 &
+GRAB_PID=$!
+sleep 2
+kill -USR1 "$ISO_PID"
+status=0
+wait $GRAB_PID || status=$?
+cat "$WORK/unplug.log"
+[ $status = 1 ] || fail "usbgrab ended with status $status after the unplug (1 expected, 124: hung)"
+grep -q "stream died: No such device" "$WORK/unplug.log" || fail "no ENODEV report after the unplug"
+kill -USR2 "$ISO_PID"
+video_node ISO 20 >/dev/null
+echo "plugged back: uvcvideo has the camera again"
+
+echo
+echo "usb stream: $STEPS steps passed"

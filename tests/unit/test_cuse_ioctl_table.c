@@ -1,0 +1,304 @@
+/* The ioctl table and the retry planner (src/cuse/ioctl_table.c): each round
+ * of CUSE's unrestricted-ioctl protocol, as the kernel would send it. */
+#include <check.h>
+#include <errno.h>
+#include <linux/uvcvideo.h>
+#include <linux/videodev2.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "cuse/ioctl_table.h"
+#include "unit_run.h"
+
+#define UARG 0x7f0000001000ul
+
+static void *ptr(unsigned long a)
+{
+	return (void *)(uintptr_t)a;
+}
+
+START_TEST(every_entry_matches_its_command)
+{
+	size_t n;
+	const struct cuse_ioctl_desc *t = cuse_ioctl_table(&n);
+	ck_assert_uint_ge(n, 36);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(t[i].size == _IOC_SIZE(t[i].cmd), "%s", t[i].name);
+		ck_assert_ptr_eq(cuse_ioctl_find(t[i].cmd), &t[i]);
+		ck_assert_ptr_nonnull(t[i].name);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_msg(t[i].cmd != t[j].cmd, "%s twice", t[i].name);
+	}
+	ck_assert_ptr_nonnull(cuse_ioctl_find(VIDIOC_QUERYCAP));
+	ck_assert_ptr_nonnull(cuse_ioctl_find(UVCIOC_CTRL_QUERY));
+	ck_assert_ptr_null(cuse_ioctl_find(VIDIOC_G_TUNER));
+	ck_assert_ptr_null(cuse_ioctl_find(0));
+	/* The 32-bit layout of DQBUF differs in size: not ours. */
+	ck_assert_ptr_null(cuse_ioctl_find(_IOC(_IOC_READ | _IOC_WRITE, 'V', 17, 68)));
+	ck_assert(cuse_ioctl_find(VIDIOC_G_EXT_CTRLS)->flags & CUSE_IOCTL_ALWAYS_COPY);
+	ck_assert(!(cuse_ioctl_find(VIDIOC_S_FMT)->flags & CUSE_IOCTL_ALWAYS_COPY));
+}
+END_TEST
+
+START_TEST(io_is_called_at_once)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_LOG_STATUS);
+	ck_assert_int_eq(cuse_ioctl_plan(d, 0, NULL, 0, 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_ptr_null(p.arg);
+	ck_assert_ptr_null(p.extra);
+	ck_assert_uint_eq(p.n_out, 0);
+}
+END_TEST
+
+START_TEST(ior_asks_out_then_calls)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_QUERYCAP);
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, NULL, 0, 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert(!p.mismatch);
+	ck_assert_uint_eq(p.n_in, 0);
+	ck_assert_uint_eq(p.n_out, 1);
+	ck_assert_ptr_eq(p.out_iov[0].iov_base, ptr(UARG));
+	ck_assert_uint_eq(p.out_iov[0].iov_len, sizeof(struct v4l2_capability));
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, NULL, 0, sizeof(struct v4l2_capability), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_ptr_null(p.arg); /* the server hands the handler zeros */
+	ck_assert_uint_eq(p.n_out, 1);
+	ck_assert_uint_eq(p.out_src[0], 0);
+}
+END_TEST
+
+START_TEST(iow_asks_in_then_calls)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_STREAMON);
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, NULL, 0, 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.n_in, 1);
+	ck_assert_uint_eq(p.n_out, 0);
+	ck_assert_uint_eq(p.in_iov[0].iov_len, sizeof(int));
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &type, sizeof(type), 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_ptr_eq(p.arg, &type);
+	ck_assert_uint_eq(p.n_out, 0);
+}
+END_TEST
+
+START_TEST(iowr_asks_both_then_calls)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_S_FMT);
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, NULL, 0, 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.n_in, 1);
+	ck_assert_uint_eq(p.n_out, 1);
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &f, sizeof(f), sizeof(f), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_ptr_eq(p.arg, &f);
+	ck_assert_uint_eq(p.extra_len, 0);
+	/* A malformed round (argument cut short) asks again, as a mismatch. */
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &f, 10, sizeof(f), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert(p.mismatch);
+}
+END_TEST
+
+/* The in_buf of one round: the argument, then the regions' bytes. */
+struct ext_round {
+	struct v4l2_ext_controls c;
+	struct v4l2_ext_control ctrls[64];
+};
+
+static void ext_rounds(unsigned count)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_G_EXT_CTRLS);
+	struct ext_round *r = calloc(1, sizeof(*r));
+	r->c.count = count;
+	r->c.controls = ptr(0x5000);
+	size_t arr = count * sizeof(struct v4l2_ext_control);
+
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, NULL, 0, 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.n_in, 1);
+
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, r, sizeof(r->c), sizeof(r->c), &p), 0);
+	if (count == 0) {
+		ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+		ck_assert_ptr_null(p.extra);
+		free(r);
+		return;
+	}
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert(!p.mismatch);
+	ck_assert_uint_eq(p.n_in, 2);
+	ck_assert_uint_eq(p.n_out, 2);
+	ck_assert_ptr_eq(p.in_iov[1].iov_base, ptr(0x5000));
+	ck_assert_uint_eq(p.in_iov[1].iov_len, arr);
+	ck_assert_ptr_eq(p.out_iov[1].iov_base, ptr(0x5000));
+	ck_assert_uint_eq(p.out_iov[1].iov_len, arr);
+
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, r, sizeof(r->c) + arr, sizeof(r->c) + arr, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_ptr_eq(p.arg, r);
+	ck_assert_ptr_eq(p.extra, (char *)r + sizeof(r->c));
+	ck_assert_uint_eq(p.extra_len, arr);
+	ck_assert_uint_eq(p.out_src[0], 0);
+	ck_assert_uint_eq(p.out_src[1], sizeof(r->c));
+	free(r);
+}
+
+START_TEST(ext_ctrls_zero_one_many)
+{
+	ext_rounds(0);
+	ext_rounds(1);
+	ext_rounds(64);
+}
+END_TEST
+
+START_TEST(ext_ctrls_too_many)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_S_EXT_CTRLS);
+	struct v4l2_ext_controls c = { .count = V4L2_CID_MAX_CTRLS, .controls = ptr(0x5000) };
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &c, sizeof(c), sizeof(c), &p), 0);
+	ck_assert_uint_eq(p.in_iov[1].iov_len, V4L2_CID_MAX_CTRLS * sizeof(struct v4l2_ext_control));
+	c.count = V4L2_CID_MAX_CTRLS + 1;
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &c, sizeof(c), sizeof(c), &p), -EINVAL);
+	c.count = UINT32_MAX;
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &c, sizeof(c), sizeof(c), &p), -EINVAL);
+}
+END_TEST
+
+static int huge_regions(const void *arg, struct iovec *iov, bool *out, unsigned max)
+{
+	const size_t *len = arg;
+	(void)max;
+	iov[0] = (struct iovec){ ptr(0x9000), *len };
+	out[0] = true;
+	return 1;
+}
+
+START_TEST(region_too_large)
+{
+	struct cuse_plan p;
+	struct cuse_ioctl_desc d = { .cmd = _IOWR('X', 1, size_t), .name = "TEST", .size = sizeof(size_t),
+				     .regions = huge_regions };
+	size_t len = CUSE_IOCTL_MAX_DATA - sizeof(size_t);
+	ck_assert_int_eq(cuse_ioctl_plan(&d, UARG, &len, sizeof(len), sizeof(len), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	len++;
+	ck_assert_int_eq(cuse_ioctl_plan(&d, UARG, &len, sizeof(len), sizeof(len), &p), -E2BIG);
+	len = SIZE_MAX;
+	ck_assert_int_eq(cuse_ioctl_plan(&d, UARG, &len, sizeof(len), sizeof(len), &p), -E2BIG);
+}
+END_TEST
+
+START_TEST(argument_changed_between_rounds)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *d = cuse_ioctl_find(VIDIOC_G_EXT_CTRLS);
+	struct ext_round *r = calloc(1, sizeof(*r));
+	r->c.count = 2;
+	r->c.controls = ptr(0x5000);
+	size_t two = 2 * sizeof(struct v4l2_ext_control);
+	/* Round 3 brought 2 controls, but the argument now says 5. */
+	r->c.count = 5;
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, r, sizeof(r->c) + two, sizeof(r->c) + two, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert(p.mismatch);
+	ck_assert_uint_eq(p.in_iov[1].iov_len, 5 * sizeof(struct v4l2_ext_control));
+	/* ...then 0: only the argument is wanted now. */
+	r->c.count = 0;
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, r, sizeof(r->c) + two, sizeof(r->c) + two, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert(p.mismatch);
+	ck_assert_uint_eq(p.n_in, 1);
+	/* The next round is consistent: called. */
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, r, sizeof(r->c), sizeof(r->c), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	/* A pointer moved with the same count is not visible in the sizes:
+	 * the kernel copied from the old one, the call goes ahead. */
+	r->c.count = 2;
+	r->c.controls = ptr(0x6000);
+	ck_assert_int_eq(cuse_ioctl_plan(d, UARG, r, sizeof(r->c) + two, sizeof(r->c) + two, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	free(r);
+}
+END_TEST
+
+START_TEST(uvc_ctrl_map_and_query)
+{
+	struct cuse_plan p;
+	const struct cuse_ioctl_desc *map = cuse_ioctl_find(UVCIOC_CTRL_MAP);
+	struct {
+		struct uvc_xu_control_mapping m;
+		struct uvc_menu_info menu[32];
+	} a = { .m = { .v4l2_type = V4L2_CTRL_TYPE_INTEGER, .menu_count = 99 } };
+	/* Not a menu: menu_info is ignored. */
+	ck_assert_int_eq(cuse_ioctl_plan(map, UARG, &a, sizeof(a.m), sizeof(a.m), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	a.m.v4l2_type = V4L2_CTRL_TYPE_MENU;
+	ck_assert_int_eq(cuse_ioctl_plan(map, UARG, &a, sizeof(a.m), sizeof(a.m), &p), -EINVAL);
+	a.m.menu_count = 0;
+	ck_assert_int_eq(cuse_ioctl_plan(map, UARG, &a, sizeof(a.m), sizeof(a.m), &p), -EINVAL);
+	a.m.menu_count = 3;
+	a.m.menu_info = ptr(0x7000);
+	ck_assert_int_eq(cuse_ioctl_plan(map, UARG, &a, sizeof(a.m), sizeof(a.m), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.n_in, 2);
+	ck_assert_uint_eq(p.n_out, 1); /* menu_info is read only */
+	ck_assert_uint_eq(p.in_iov[1].iov_len, 3 * sizeof(struct uvc_menu_info));
+	size_t in = sizeof(a.m) + 3 * sizeof(struct uvc_menu_info);
+	ck_assert_int_eq(cuse_ioctl_plan(map, UARG, &a, in, sizeof(a.m), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_uint_eq(p.extra_len, 3 * sizeof(struct uvc_menu_info));
+
+	const struct cuse_ioctl_desc *query = cuse_ioctl_find(UVCIOC_CTRL_QUERY);
+	struct {
+		struct uvc_xu_control_query q;
+		unsigned char data[64];
+	} b = { .q = { .query = 0x81, .size = 0 } };
+	ck_assert_int_eq(cuse_ioctl_plan(query, UARG, &b, sizeof(b.q), sizeof(b.q), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	b.q.size = 11;
+	b.q.data = ptr(0x8000);
+	ck_assert_int_eq(cuse_ioctl_plan(query, UARG, &b, sizeof(b.q), sizeof(b.q), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.n_out, 2);
+	ck_assert_uint_eq(p.out_iov[1].iov_len, 11);
+	ck_assert_int_eq(cuse_ioctl_plan(query, UARG, &b, sizeof(b.q) + 11, sizeof(b.q) + 11, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	ck_assert_uint_eq(p.out_src[1], sizeof(b.q));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("cuse-ioctl-table");
+	TCase *tc = tcase_create("plan");
+	tcase_add_test(tc, every_entry_matches_its_command);
+	tcase_add_test(tc, io_is_called_at_once);
+	tcase_add_test(tc, ior_asks_out_then_calls);
+	tcase_add_test(tc, iow_asks_in_then_calls);
+	tcase_add_test(tc, iowr_asks_both_then_calls);
+	tcase_add_test(tc, ext_ctrls_zero_one_many);
+	tcase_add_test(tc, ext_ctrls_too_many);
+	tcase_add_test(tc, region_too_large);
+	tcase_add_test(tc, argument_changed_between_rounds);
+	tcase_add_test(tc, uvc_ctrl_map_and_query);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(suite());
+}

@@ -1,0 +1,340 @@
+/* src/usb/: the pure parts of the USB layer. VID:PID parsing, the repair of
+ * probe answers (usb_probe_fixup) and the transfer plan (alternate setting,
+ * transfer sizes) over what every vcam profile negotiates. The rest needs a
+ * device: tests/e2e/usb-stream.sh drives it in the VM. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "descriptors.h" /* tests/vcam */
+#include "probe.h"
+#include "profile.h"
+#include "unit_run.h"
+#include "vcam_fixture.h"
+#include "usb/usb.h"
+
+
+START_TEST(test_match_parse_id)
+{
+	struct usb_match m = { 0 };
+	ck_assert_int_eq(usb_match_parse_id("046d:0825", &m), 0);
+	ck_assert(m.by_id);
+	ck_assert_uint_eq(m.vid, 0x046d);
+	ck_assert_uint_eq(m.pid, 0x0825);
+	ck_assert_int_eq(usb_match_parse_id("ABCD:ef01", &m), 0);
+	ck_assert_uint_eq(m.vid, 0xabcd);
+	ck_assert_uint_eq(m.pid, 0xef01);
+	ck_assert_int_eq(usb_match_parse_id("1209:1", &m), 0);
+	ck_assert_uint_eq(m.vid, 0x1209);
+	ck_assert_uint_eq(m.pid, 0x0001);
+
+	static const char *const bad[] = { "", "046d", "046d:", ":0825", "12345:0001",
+					   "046d:12345", "046g:0001", "046d:0825x", "046d:08:25",
+					   " 046d:0825", "046d-0825", "0x46d:825" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct usb_match n = { 0 };
+		ck_assert_msg(usb_match_parse_id(bad[i], &n) == -EINVAL, "'%s' accepted", bad[i]);
+		ck_assert_msg(!n.by_id && !n.vid && !n.pid, "'%s' changed the match", bad[i]);
+	}
+	ck_assert_int_eq(usb_match_parse_id(NULL, &m), -EINVAL);
+}
+END_TEST
+
+static uint32_t max_alt(const struct uvc_streaming *vs)
+{
+	uint32_t m = 0;
+	for (unsigned i = 0; i < vs->n_alts; i++)
+		if (vs->alts[i].bytes > m)
+			m = vs->alts[i].bytes;
+	return m;
+}
+
+/* Every format, frame and rate of every profile: what the camera answers is
+ * sound (no repair), and the plan carries it as uvcvideo would. */
+START_TEST(test_plan_every_profile)
+{
+	unsigned checked = 0;
+	for (size_t pi = 0; pi < vcam_profile_count; pi++) {
+		const struct vcam_profile *prof = &vcam_profiles[pi];
+		struct uvc_camera *cam = fixture_camera(prof);
+		const struct uvc_streaming *vs = &cam->streams[0];
+		for (unsigned f = 0; f < prof->n_formats; f++) {
+			for (unsigned fr = 0; fr < prof->formats[f].n_frames; fr++) {
+				const struct vcam_frame_size *size = &prof->formats[f].frames[fr];
+				for (unsigned i = 0; i < size->n_intervals; i++) {
+					struct uvc_probe asked = {
+						.hint = 1,
+						.format_index = (uint8_t)(f + 1),
+						.frame_index = (uint8_t)(fr + 1),
+						.interval = size->intervals[i],
+					}, got;
+					ck_assert_int_eq(vcam_probe_negotiate(prof, &asked, &got), 0);
+					struct uvc_probe fixed = got;
+					ck_assert_msg(usb_probe_fixup(vs, &fixed) == 0,
+						      "%s %u/%u: sound answer repaired", prof->name,
+						      f + 1, fr + 1);
+					ck_assert_mem_eq(&fixed, &got, sizeof(got));
+
+					struct usb_stream_plan plan;
+					ck_assert_int_eq(usb_stream_plan(vs, &got, &plan), 0);
+					ck_assert_uint_ge(plan.n_transfers, 5);
+					ck_assert_uint_le(plan.n_transfers,
+							  prof->transfer == VCAM_BULK ? 48 : 16);
+					ck_assert_uint_gt(plan.transfer_size, 0);
+					if (prof->transfer == VCAM_ISOCHRONOUS) {
+						ck_assert(plan.iso);
+						/* smallest alt that carries the payload */
+						uint32_t best = UINT32_MAX;
+						for (unsigned a = 0; a < vs->n_alts; a++)
+							if (vs->alts[a].bytes >= got.max_payload_transfer_size &&
+							    vs->alts[a].bytes < best)
+								best = vs->alts[a].bytes;
+						ck_assert_uint_eq(plan.packet_size, best);
+						/* the vcam sizes its payload to one of its alts */
+						ck_assert_uint_eq(plan.packet_size,
+								  got.max_payload_transfer_size);
+						ck_assert_uint_eq(
+							vcam_alt_bytes(&prof->alts[plan.alt - 1]),
+							plan.packet_size);
+						ck_assert_uint_ge(plan.packets, 1);
+						ck_assert_uint_le(plan.packets, 32);
+						ck_assert_uint_eq(plan.transfer_size,
+								  plan.packets * plan.packet_size);
+						/* a whole frame in flight, unless 16 cannot */
+						uint64_t in_flight = (uint64_t)plan.n_transfers *
+								     plan.transfer_size;
+						ck_assert(in_flight >= got.max_video_frame_size ||
+							  plan.n_transfers == 16);
+					} else {
+						ck_assert(!plan.iso);
+						ck_assert_uint_eq(plan.packets, 0);
+						ck_assert_uint_eq(plan.transfer_size % plan.packet_size, 0);
+						ck_assert_uint_le(plan.transfer_size, 32 * plan.packet_size);
+						ck_assert_uint_eq(plan.max_payload,
+								  got.max_payload_transfer_size);
+						uint64_t whole = (got.max_payload_transfer_size +
+								  plan.packet_size - 1) /
+								 plan.packet_size * plan.packet_size;
+						ck_assert_uint_eq(plan.transfer_size,
+								  whole < 32u * plan.packet_size
+									  ? whole
+									  : 32u * plan.packet_size);
+						uint64_t in_flight = (uint64_t)plan.n_transfers *
+								     plan.transfer_size;
+						ck_assert(in_flight >= got.max_video_frame_size ||
+							  plan.n_transfers == 48);
+					}
+					checked++;
+				}
+			}
+		}
+		uvc_camera_free(cam);
+	}
+	ck_assert_uint_gt(checked, 40);
+}
+END_TEST
+
+static struct uvc_probe negotiate(const struct vcam_profile *prof, uint8_t format, uint8_t frame,
+				  uint32_t interval)
+{
+	struct uvc_probe asked = { .hint = 1, .format_index = format, .frame_index = frame,
+				   .interval = interval }, got;
+	ck_assert_int_eq(vcam_probe_negotiate(prof, &asked, &got), 0);
+	return got;
+}
+
+/* The figures the VM scenario shows, fixed here. */
+START_TEST(test_plan_figures)
+{
+	const struct vcam_profile *def = vcam_profile_find("default");
+	struct uvc_camera *cam = fixture_camera(def);
+	struct usb_stream_plan plan;
+	/* YUYV 640x480 at 30 fps: 2316 bytes per microframe + 25% -> 3 x 1024 */
+	struct uvc_probe p = negotiate(def, 1, 1, VCAM_FPS(30));
+	ck_assert_int_eq(usb_stream_plan(&cam->streams[0], &p, &plan), 0);
+	ck_assert_uint_eq(plan.alt, 6);
+	ck_assert_uint_eq(plan.packet_size, 3072);
+	ck_assert_uint_eq(plan.packets, 32);
+	ck_assert_uint_eq(plan.transfer_size, 98304);
+	ck_assert_uint_eq(plan.n_transfers, 8); /* 614400 / 98304 = 6.25 -> 7, + 1 */
+	/* YUYV 640x480 at 5 fps: 396 bytes + 25% -> 800 bytes, alt 3; a frame
+	 * is 24 transfers of 32 x 800, more than the 16 kept in flight */
+	p = negotiate(def, 1, 1, VCAM_FPS(5));
+	ck_assert_int_eq(usb_stream_plan(&cam->streams[0], &p, &plan), 0);
+	ck_assert_uint_eq(plan.alt, 3);
+	ck_assert_uint_eq(plan.packet_size, 800);
+	ck_assert_uint_eq(plan.transfer_size, 25600);
+	ck_assert_uint_eq(plan.n_transfers, 16);
+	uvc_camera_free(cam);
+
+	const struct vcam_profile *bulk = vcam_profile_find("bulk");
+	cam = fixture_camera(bulk);
+	p = negotiate(bulk, 1, 1, VCAM_FPS(30));
+	ck_assert_int_eq(usb_stream_plan(&cam->streams[0], &p, &plan), 0);
+	ck_assert_uint_eq(p.max_payload_transfer_size, 614412);
+	ck_assert_uint_eq(plan.packet_size, 512);
+	ck_assert_uint_eq(plan.transfer_size, 16384); /* uvcvideo's 32 x 512 */
+	ck_assert_uint_eq(plan.max_payload, 614412);
+	ck_assert_uint_eq(plan.n_transfers, 39);      /* 37.5 -> 38, + 1 */
+	/* 1280x720 YUYV: 1843212 bytes, more than 48 transfers hold */
+	p = negotiate(bulk, 1, 2, VCAM_FPS(30));
+	ck_assert_int_eq(usb_stream_plan(&cam->streams[0], &p, &plan), 0);
+	ck_assert_uint_eq(plan.transfer_size, 16384);
+	ck_assert_uint_eq(plan.max_payload, 1843212);
+	ck_assert_uint_eq(plan.n_transfers, 48);
+	uvc_camera_free(cam);
+}
+END_TEST
+
+/* Hand-made alternate settings: the corner cases of the choice. */
+START_TEST(test_plan_corners)
+{
+	struct uvc_alt alts[] = {
+		{ .alt = 1, .bytes = 512 },  { .alt = 2, .bytes = 1024 }, { .alt = 3, .bytes = 1024 },
+		{ .alt = 4, .bytes = 3072 }, { .alt = 5, .bytes = 2048 },
+	};
+	struct uvc_streaming vs = { .interface = 1, .endpoint = 0x81,
+				    .transfer = UVC_TRANSFER_ISOCHRONOUS, .n_alts = 5, .alts = alts };
+	struct uvc_probe p = { .max_video_frame_size = 100000 };
+	struct usb_stream_plan plan;
+
+	/* 0 asks for nothing: the lowest (uvcvideo's "null bandwidth") */
+	p.max_payload_transfer_size = 0;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.alt, 1);
+	/* equal sizes: the last one, as uvcvideo's <= */
+	p.max_payload_transfer_size = 600;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.alt, 3);
+	ck_assert_uint_eq(plan.packets, 32); /* 100000 / 1024 > 32 */
+	/* not in bAlternateSetting order */
+	p.max_payload_transfer_size = 1500;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.alt, 5);
+	p.max_payload_transfer_size = 3072;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.alt, 4);
+	ck_assert_uint_eq(plan.packets, 33 > 32 ? 32 : 33);
+	p.max_payload_transfer_size = 3073;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), -ENOSPC);
+	/* small frames: fewer packets; unknown frame size: 32 */
+	p.max_payload_transfer_size = 3072;
+	p.max_video_frame_size = 5000;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.packets, 2);
+	ck_assert_uint_eq(plan.n_transfers, 5);
+	p.max_video_frame_size = 0;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.packets, 32);
+	ck_assert_uint_eq(plan.n_transfers, 5);
+	/* no endpoint */
+	vs.endpoint = 0;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), -EINVAL);
+	vs.endpoint = 0x81;
+	vs.n_alts = 0;
+	ck_assert_int_eq(usb_stream_plan(&vs, &p, &plan), -EINVAL);
+
+	/* bulk: a camera that names no payload size: transfers end at short
+	 * packets only */
+	struct uvc_alt balt = { .alt = 0, .bytes = 512 };
+	struct uvc_streaming bs = { .interface = 1, .endpoint = 0x82, .transfer = UVC_TRANSFER_BULK,
+				    .n_alts = 1, .alts = &balt };
+	p.max_payload_transfer_size = 0;
+	ck_assert_int_eq(usb_stream_plan(&bs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.transfer_size, 16384);
+	ck_assert_uint_eq(plan.max_payload, 0);
+	ck_assert_uint_eq(plan.n_transfers, 5); /* frame size 0: unknown */
+	p.max_payload_transfer_size = 0xffffffffu;
+	ck_assert_int_eq(usb_stream_plan(&bs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.transfer_size, 16384);
+	p.max_payload_transfer_size = 1;
+	ck_assert_int_eq(usb_stream_plan(&bs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.transfer_size, 512);
+	/* SuperSpeed packets */
+	balt.bytes = 1024;
+	p.max_payload_transfer_size = 3000000;
+	p.max_video_frame_size = 3000000;
+	ck_assert_int_eq(usb_stream_plan(&bs, &p, &plan), 0);
+	ck_assert_uint_eq(plan.transfer_size, 32768);
+	ck_assert_uint_eq(plan.n_transfers, 48);
+}
+END_TEST
+
+START_TEST(test_fixup)
+{
+	const struct vcam_profile *def = vcam_profile_find("default");
+	struct uvc_camera *cam = fixture_camera(def);
+	const struct uvc_streaming *vs = &cam->streams[0];
+	uint32_t top = max_alt(vs);
+	ck_assert_uint_eq(top, 3072);
+
+	/* uncompressed: the frame descriptor's size, whatever the camera says */
+	struct uvc_probe p = negotiate(def, 1, 1, VCAM_FPS(30));
+	p.max_video_frame_size = 0;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_FRAME_SIZE);
+	ck_assert_uint_eq(p.max_video_frame_size, 640 * 480 * 2);
+	p.max_video_frame_size = 1000;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_FRAME_SIZE);
+	ck_assert_uint_eq(p.max_video_frame_size, 640 * 480 * 2);
+
+	/* MJPEG: kept unless 0 */
+	p = negotiate(def, 2, 1, VCAM_FPS(30));
+	p.max_video_frame_size = 50000;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), 0);
+	ck_assert_uint_eq(p.max_video_frame_size, 50000);
+	p.max_video_frame_size = 0;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_FRAME_SIZE);
+	ck_assert_uint_eq(p.max_video_frame_size, 640 * 480 * 2);
+
+	/* Chicony's sign extension, then within the alternate settings */
+	p.max_payload_transfer_size = 0xffff0c00u;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_SIGN);
+	ck_assert_uint_eq(p.max_payload_transfer_size, 0x0c00);
+	p.max_payload_transfer_size = 0xffff8000u;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_SIGN | USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(p.max_payload_transfer_size, top);
+	/* missing or absurd for isochronous: the largest alternate setting */
+	p.max_payload_transfer_size = 0;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(p.max_payload_transfer_size, top);
+	p.max_payload_transfer_size = 614412;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(p.max_payload_transfer_size, top);
+
+	/* an answer naming a format or frame that does not exist: only the
+	 * payload size can be judged */
+	p.format_index = 9;
+	p.max_video_frame_size = 0;
+	p.max_payload_transfer_size = 0;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(p.max_video_frame_size, 0);
+	p.format_index = 1;
+	p.frame_index = 0;
+	ck_assert_uint_eq(usb_probe_fixup(vs, &p), 0);
+	uvc_camera_free(cam);
+
+	/* bulk: the payload size is the camera's, even 0 */
+	const struct vcam_profile *bulk = vcam_profile_find("bulk");
+	cam = fixture_camera(bulk);
+	p = negotiate(bulk, 1, 1, VCAM_FPS(30));
+	p.max_payload_transfer_size = 0;
+	ck_assert_uint_eq(usb_probe_fixup(&cam->streams[0], &p), 0);
+	ck_assert_uint_eq(p.max_payload_transfer_size, 0);
+	uvc_camera_free(cam);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("usb");
+	TCase *tc = tcase_create("usb");
+	tcase_add_test(tc, test_match_parse_id);
+	tcase_add_test(tc, test_plan_every_profile);
+	tcase_add_test(tc, test_plan_figures);
+	tcase_add_test(tc, test_plan_corners);
+	tcase_add_test(tc, test_fixup);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
