@@ -50,6 +50,7 @@ struct device {
 	unsigned n_files;
 	bool stream_failed;
 	uint64_t frames, frames_error;
+	char name[64];
 };
 
 /* Buffer memory: one memfd per buffer, mapped here; a later preload
@@ -150,10 +151,17 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 static void on_stream_error(void *opaque, int err)
 {
 	struct device *dev = opaque;
-	log_error("stream stopped: %s", strerror(-err));
 	dev->stream_failed = true;
 	vq_set_error(&dev->node.queue);
 	wake_all(dev);
+	if (err == -ENODEV) {
+		/* as uvcvideo removes its node: the daemon leaves, and systemd/udev
+		 * start it again when the camera comes back */
+		log_info("camera unplugged: removing /dev/%s", dev->name);
+		loop_quit(dev->loop, 0);
+		return;
+	}
+	log_error("stream stopped: %s", strerror(-err));
 }
 
 /* --- node_ops: the camera side of the V4L2 semantics --------------------- */
@@ -236,15 +244,14 @@ static void park(struct dev_file *df, struct parked *p)
 static void reply_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
 			unsigned int cmd, void *arg, int res, const void *data, size_t len)
 {
-	(void)dev;
+	if (res == -E2BIG && cmd == VIDIOC_DQBUF && !df->warned_userptr) {
+		log_warn("pid %d: USERPTR frames larger than %u bytes cannot go through CUSE "
+			 "(one ioctl moves at most %zu bytes); run the app under uvcuse-run",
+			 (int)cuse_req_pid(req), dev->node.max_userptr_copy, cuse_max_chunk());
+		df->warned_userptr = true;
+	}
 	if (res == 0 && data && cmd == VIDIOC_DQBUF) {
 		const struct v4l2_buffer *b = arg;
-		if (len + sizeof(*b) > cuse_max_chunk() && !df->warned_userptr) {
-			log_warn("pid %d: USERPTR frames of %zu bytes exceed what CUSE moves per "
-				 "ioctl; run the app under uvcuse-run",
-				 (int)cuse_req_pid(req), len);
-			df->warned_userptr = true;
-		}
 		cuse_reply_ioctl_data(req, 0, arg, b->m.userptr, data, len);
 		return;
 	}
@@ -443,7 +450,20 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	char err[256] = "";
 	int res = usb_camera_open(usb, &cfg->match, &dev->cam, err, sizeof(err));
 	if (res) {
-		log_error("%s", err[0] ? err : strerror(-res));
+		/* say which camera was asked for: "... (asked for serial X)" */
+		const struct usb_match *m = &cfg->match;
+		char what[200] = "";
+		size_t w = 0;
+		if (m->by_id)
+			w += (size_t)snprintf(what + w, sizeof(what) - w, " device %04x:%04x", m->vid, m->pid);
+		if (m->port_path && w < sizeof(what))
+			w += (size_t)snprintf(what + w, sizeof(what) - w, " bus path %s", m->port_path);
+		if (m->serial && w < sizeof(what))
+			snprintf(what + w, sizeof(what) - w, " serial %s", m->serial);
+		if (what[0])
+			log_error("%s (asked for%s)", err[0] ? err : strerror(-res), what);
+		else
+			log_error("%s", err[0] ? err : strerror(-res));
 		free(dev);
 		return res;
 	}
@@ -467,6 +487,9 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		free(dev);
 		return res;
 	}
+	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
+	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
+	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
 	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
 	res = cuse_server_new(loop, &cc, &cuse_ops, dev, &dev->cuse);
 	if (res) {

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 static enum log_level current = LOG_LEVEL_INFO;
+static bool to_syslog;
 
 int log_parse_level(const char *s)
 {
@@ -20,6 +22,12 @@ int log_parse_level(const char *s)
 void log_set_level(enum log_level level)
 {
 	current = level;
+}
+
+void log_use_syslog(void)
+{
+	openlog("uvcuse", LOG_PID, LOG_DAEMON);
+	to_syslog = true;
 }
 
 enum log_level log_get_level(void)
@@ -39,7 +47,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (getenv("JOURNAL_STREAM"))
+	if (to_syslog)
+		syslog(syslog_prio[level], "%s", line);
+	else if (getenv("JOURNAL_STREAM"))
 		fprintf(stderr, "<%d>%s\n", syslog_prio[level], line);
 	else
 		fprintf(stderr, "uvcuse: %s%s\n", tags[level], line);

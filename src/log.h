@@ -1,5 +1,6 @@
 /* Log lines on stderr, with a level. Under systemd (JOURNAL_STREAM set) each
- * line carries the "<N>" priority prefix journald understands. */
+ * line carries the "<N>" priority prefix journald understands; a detached
+ * daemon logs to syslog. */
 #ifndef UVCUSE_LOG_H
 #define UVCUSE_LOG_H
 
@@ -9,6 +10,9 @@ enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_D
 int log_parse_level(const char *s);
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
+
+/* From now on lines go to syslog (a detached daemon has no stderr). */
+void log_use_syslog(void);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

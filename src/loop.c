@@ -114,23 +114,33 @@ void loop_quit(struct loop *loop, int status)
 	loop->status = status;
 }
 
+int loop_run_once(struct loop *loop, int timeout_ms, int *status)
+{
+	struct epoll_event evs[16];
+	int n = epoll_wait(loop->epfd, evs, 16, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n && !loop->quit; i++) {
+		struct watch *w = evs[i].data.ptr;
+		if (!w->removed)
+			w->cb(w->data, evs[i].events);
+	}
+	free_removed(loop);
+	if (!loop->quit)
+		return 0;
+	loop->quit = false;
+	if (status)
+		*status = loop->status;
+	return 1;
+}
+
 int loop_run(struct loop *loop)
 {
-	loop->quit = false;
-	while (!loop->quit) {
-		struct epoll_event evs[16];
-		int n = epoll_wait(loop->epfd, evs, 16, -1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (int i = 0; i < n && !loop->quit; i++) {
-			struct watch *w = evs[i].data.ptr;
-			if (!w->removed)
-				w->cb(w->data, evs[i].events);
-		}
-		free_removed(loop);
+	for (;;) {
+		int status, r = loop_run_once(loop, -1, &status);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			return status;
 	}
-	return loop->status;
 }

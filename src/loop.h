@@ -24,6 +24,10 @@ void loop_remove(struct loop *loop, int fd);
 
 /* Runs callbacks until loop_quit(); returns the status given to it. */
 int loop_run(struct loop *loop);
+/* Waits up to timeout_ms for events and runs their callbacks once.
+ * Returns 1 when loop_quit() was called (status in *status), 0 otherwise,
+ * or -errno. */
+int loop_run_once(struct loop *loop, int timeout_ms, int *status);
 void loop_quit(struct loop *loop, int status);
 
 #endif

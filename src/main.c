@@ -2,6 +2,7 @@
  * Command line, start-up, signals and the event loop; device.c does the
  * rest. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -173,6 +174,22 @@ static void report(int *fd, char status)
 	}
 	close(*fd);
 	*fd = -1;
+	if (status != 0)
+		return;
+	/* Detached and running: let go of the terminal and the caller's
+	 * pipes ($(uvcuse) must return) and of the working directory; log
+	 * lines go to syslog. */
+	log_use_syslog();
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	if (chdir("/") != 0) {
+		/* stays where it was: harmless */
+	}
 }
 
 int main(int argc, char **argv)
@@ -309,8 +326,29 @@ int main(int argc, char **argv)
 	}
 	if (device_new(loop, usb, &cfg, &dev) < 0)
 		goto out;
+	/* The node appears once the kernel has answered CUSE_INIT, which the
+	 * loop handles: only then is start-up a success. */
+	char path[80];
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	struct stat st;
+	for (int waited = 0; stat(path, &st) != 0; waited += 50) {
+		int quit = loop_run_once(loop, 50, &status);
+		if (quit < 0 || (quit == 0 && waited > 10000)) {
+			if (quit == 0)
+				log_error("/dev/%s did not appear within 10 s", name);
+			status = 1;
+			goto out;
+		}
+		if (quit > 0)
+			goto out; /* a signal (status 0) or the session ended (1) */
+	}
+	log_info("ready: /dev/%s", name);
 	report(&report_fd, 0);
 	status = loop_run(loop);
+	if (status < 0) {
+		log_error("event loop: %s", strerror(-status));
+		status = 1;
+	}
 out:
 	report(&report_fd, 1);
 	device_free(dev);

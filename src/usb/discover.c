@@ -107,7 +107,7 @@ static int build_id(libusb_device *dev, struct usb_camera_id *id)
 		return usb_errno(r);
 	uint8_t ports[8];
 	int n = libusb_get_port_numbers(dev, ports, sizeof(ports));
-	if (n <= 0)
+	if (n < 0)
 		return -ENOENT;
 	id->vid = dd.idVendor;
 	id->pid = dd.idProduct;
@@ -120,7 +120,11 @@ static int build_id(libusb_device *dev, struct usb_camera_id *id)
 	for (int i = 0; i < n; i++)
 		off += (size_t)snprintf(devpath + off, sizeof(devpath) - off, i ? ".%u" : "%u",
 					ports[i]);
-	snprintf(id->port_path, sizeof(id->port_path), "%u-%s", id->bus, devpath);
+	/* sysfs names a root hub (no ports) "usbN" */
+	if (n == 0)
+		snprintf(id->port_path, sizeof(id->port_path), "usb%u", id->bus);
+	else
+		snprintf(id->port_path, sizeof(id->port_path), "%u-%s", id->bus, devpath);
 	char hcd[64];
 	hcd_name(id->bus, hcd, sizeof(hcd));
 	char info[128];

@@ -91,6 +91,7 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	n->ops = ops;
 	n->dev = dev;
 	n->read_buffers = 4;
+	n->max_userptr_copy = UINT32_MAX;
 	vq_init(&n->queue, mem_ops, mem_data);
 	adopt_probe(n, probe);
 	n->def_format = n->format;
@@ -294,7 +295,7 @@ static int streamon(struct node *n, struct node_file *f, const int *type)
 		return err;
 	err = n->ops->stream_on(n->dev, &n->probe);
 	if (err)
-		vq_streamoff(&n->queue, f, *type);
+		vq_streamon_failed(&n->queue);
 	return err;
 }
 
@@ -303,11 +304,13 @@ static int streamoff(struct node *n, struct node_file *f, const int *type)
 	int err = prio_check(n, f);
 	if (err)
 		return err;
-	if (vq_is_busy(&n->queue, f))
-		return -EBUSY;
-	if (*type == V4L2_BUF_TYPE_VIDEO_CAPTURE && n->queue.streaming)
+	/* the queue decides (it refuses during read() emulation); the camera
+	 * stops only when the queue did */
+	bool was = n->queue.streaming;
+	err = vq_streamoff(&n->queue, f, *type);
+	if (!err && was)
 		n->ops->stream_off(n->dev);
-	return vq_streamoff(&n->queue, f, *type);
+	return err;
 }
 
 int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, bool nonblock,
@@ -386,9 +389,17 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 		err = vq_dqbuf(q, f, arg, &b);
 		if (err == -EAGAIN && !nonblock)
 			return NODE_WAIT;
-		if (!err && q->memory == V4L2_MEMORY_USERPTR && data) {
-			*data = b->mem;
-			*data_len = b->bytesused;
+		if (!err && q->memory == V4L2_MEMORY_USERPTR) {
+			/* the frame goes into the app's memory with the reply; one
+			 * that cannot stays first in line instead of being lost */
+			if (b->bytesused > n->max_userptr_copy) {
+				vq_undo_dqbuf(q, b);
+				return -E2BIG;
+			}
+			if (data) {
+				*data = b->mem;
+				*data_len = b->bytesused;
+			}
 		}
 		return err;
 	}

@@ -57,6 +57,10 @@ struct node {
 	struct uvc_probe probe;
 	struct vq queue;
 	unsigned read_buffers;
+	/* Largest USERPTR frame the caller can copy into an app's memory with
+	 * a DQBUF reply (CUSE: what one ioctl moves); DQBUF of a bigger one
+	 * answers -E2BIG and leaves the buffer done. */
+	uint32_t max_userptr_copy;
 };
 
 /* Sets up the node over stream 0 of camera; probe is what the camera

@@ -22,7 +22,8 @@
 	 V4L2_BUF_FLAG_M2M_HOLD_CAPTURE_BUF | V4L2_BUF_FLAG_LAST |                   \
 	 V4L2_BUF_FLAG_NO_CACHE_INVALIDATE | V4L2_BUF_FLAG_NO_CACHE_CLEAN)
 /* uvcvideo's queue timestamp_flags */
-#define TIMESTAMP_FLAGS (V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_SOE)
+/* The daemon stamps a frame when its last payload arrives (end of frame). */
+#define TIMESTAMP_FLAGS (V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF)
 
 /* --- small helpers ------------------------------------------------------- */
 
@@ -571,6 +572,21 @@ void vq_done(struct vq *q, struct vq_buffer *b, uint32_t bytesused, uint32_t fla
 		memset(&b->timestamp, 0, sizeof(b->timestamp));
 	b->state = VQ_DONE;
 	fifo_push(q->done, &q->n_done, b->index);
+}
+
+void vq_undo_dqbuf(struct vq *q, struct vq_buffer *b)
+{
+	if (!b || b->state != VQ_DEQUEUED || !q->streaming)
+		return;
+	b->state = VQ_DONE;
+	fifo_push_head(q->done, &q->n_done, b->index);
+}
+
+void vq_streamon_failed(struct vq *q)
+{
+	/* vb2_core_streamon: start_streaming failed, the queued buffers stay
+	 * queued and the queue is not streaming */
+	q->streaming = false;
 }
 
 void vq_requeue(struct vq *q, struct vq_buffer *b)

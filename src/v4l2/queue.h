@@ -231,6 +231,12 @@ struct vq_buffer *vq_next(struct vq *q);
 void vq_done(struct vq *q, struct vq_buffer *b, uint32_t bytesused, uint32_t flags,
 	     int64_t sequence, const struct timeval *timestamp);
 void vq_requeue(struct vq *q, struct vq_buffer *b);
+/* The caller could not hand a dequeued buffer to the app (its data did
+ * not fit the reply): it is done again, first in line. */
+void vq_undo_dqbuf(struct vq *q, struct vq_buffer *b);
+/* STREAMON reached the queue but the camera did not start: not streaming,
+ * buffers stay queued, as vb2 when start_streaming fails. */
+void vq_streamon_failed(struct vq *q);
 /* The camera is gone or the stream died: DQBUF and QBUF answer -EIO, poll
  * POLLERR, until STREAMOFF/REQBUFS clear it (vb2_queue_error). */
 void vq_set_error(struct vq *q);

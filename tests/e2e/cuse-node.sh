@@ -2,7 +2,7 @@
 # The CUSE layer (src/cuse/) through a real /dev node: uvcuse-cusetest serves
 # fixed answers, tests/e2e/cuse_client.py and v4l2-ctl check them byte-exact,
 # plus parked requests, interrupts, many opens, a taken name, node removal,
-# and the cost of an ioctl and of read().
+# and (with 'bench', from scripts/bench) the cost of an ioctl and of read().
 # Usage (in the guest): cuse-node.sh BUILD_DIR [bench]  (bench: only the cost)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -123,8 +123,6 @@ grep "exit:" "$WORK/server-video60.log"
 opens=$(sed -nE 's/.*exit:.*; ([0-9]+) opens, ([0-9]+) releases.*/\1 \2/p' "$WORK/server-video60.log")
 [ "${opens% *}" = "${opens#* }" ] || fail "opens and releases differ: $opens"
 echo "node removed; opens/releases: $opens"
-
-bench
 
 echo
 echo "cuse node: $STEPS steps passed"

@@ -7,7 +7,42 @@
 shift
 if [ $# -gt 0 ]; then PROFILES=("$@"); else PROFILES=(nv12 h264 usb3); fi
 
-load_modules vhci-hcd uvcvideo cuse
+# expect_exit STATUS PATTERN COMMAND...: the daemon refuses, clearly.
+expect_exit() {
+	local want=$1 pattern=$2 out status=0
+	shift 2
+	out=$("$@" 2>&1) || status=$?
+	echo "$* -> $status: $out"
+	[ "$status" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out" ||
+		fail "expected status $want and /$pattern/"
+}
+
+load_modules vhci-hcd uvcvideo
+step "start-up errors: no such camera, not a UVC camera, name taken, no /dev/cuse"
+vcam_start ERR --profile default
+knode=$(video_node ERR)
+expect_exit 1 "no camera matches \\(asked for serial NOPE\\)" "$UVCUSE" --serial NOPE -f
+# vhci-hcd's own root hub: a USB device, but no video function
+expect_exit 1 "has no UVC video function" "$UVCUSE" --device 1d6b:0002 -f
+expect_exit 1 "name ${knode#/dev/} is taken" "$UVCUSE" --serial ERR --name "${knode#/dev/}" -f
+if [ ! -e /dev/cuse ]; then
+	expect_exit 1 "no /dev/cuse" "$UVCUSE" --serial ERR --name video10 -f
+	video_node ERR 10 >/dev/null # the camera went back to uvcvideo
+fi
+load_modules cuse
+step "without --foreground: detached once the node exists, SIGTERM removes it"
+"$UVCUSE" --serial ERR --name video10 2>>"$WORK/uvcuse.log" || fail "detached start"
+[ -c /dev/video10 ] || fail "no /dev/video10 when the parent returned"
+pid=$(pgrep -f "uvcuse --serial ERR")
+v4l2-ctl -d /dev/video10 --info | grep -q "Driver name.*uvcuse" || fail "detached node"
+kill -TERM "$pid"
+for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+[ ! -e /dev/video10 ] || fail "/dev/video10 outlived the daemon"
+echo "detached daemon $pid served /dev/video10 and left on SIGTERM"
+kill -TERM "${VCAM_PIDS[-1]}"
+wait "${VCAM_PIDS[-1]}" || true
+unset 'VCAM_PIDS[-1]'
+
 for profile in "${PROFILES[@]}"; do
 	serial=F-$profile
 	step "$profile: uvcvideo's enumeration, then uvcuse's"

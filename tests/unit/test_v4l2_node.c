@@ -19,6 +19,7 @@
  * of its own, so tests see that the node uses the camera's answer. */
 struct fake {
 	unsigned probes, starts, stops, queued;
+	int start_error;
 	struct uvc_probe last_want, started;
 	uint32_t answer_size; /* dwMaxVideoFrameSize answered; 0: w*h*2 */
 	int probe_error;
@@ -46,7 +47,7 @@ static int fake_stream_on(void *dev, const struct uvc_probe *probe)
 	struct fake *f = dev;
 	f->starts++;
 	f->started = *probe;
-	return 0;
+	return f->start_error;
 }
 
 static void fake_stream_off(void *dev)
@@ -409,6 +410,87 @@ START_TEST(read_in_chunks)
 }
 END_TEST
 
+/* STREAMOFF on a file that reads: the queue refuses (vb2) and the camera
+ * must go on, or the reader would wait forever. */
+START_TEST(streamoff_while_reading)
+{
+	struct node_file a;
+	node_open(&n, &a);
+	const uint8_t *data;
+	size_t len;
+	ck_assert_int_eq(node_read(&n, &a, 4096, true, true, &data, &len), -EAGAIN);
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMOFF, &type), -EBUSY);
+	ck_assert_uint_eq(fake.stops, 0);
+	deliver_frame(0x33, 640 * 480 * 2);
+	ck_assert_int_eq(node_read(&n, &a, 4096, true, true, &data, &len), 0);
+	ck_assert_uint_eq(len, 4096);
+	node_release(&n, &a);
+	ck_assert_uint_eq(fake.stops, 1);
+}
+END_TEST
+
+/* A camera that does not start: STREAMON fails, the queued buffers stay
+ * queued (vb2), and a second STREAMON works. */
+START_TEST(streamon_failure_keeps_buffers)
+{
+	struct node_file a;
+	node_open(&n, &a);
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_REQBUFS, &rb), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		struct v4l2_buffer buf = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					   .memory = V4L2_MEMORY_MMAP };
+		ck_assert_int_eq(ioctl_(&a, VIDIOC_QBUF, &buf), 0);
+	}
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	fake.start_error = -EIO;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), -EIO);
+	ck_assert(!n.queue.streaming);
+	struct v4l2_buffer q = { .index = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				 .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_QUERYBUF, &q), 0);
+	ck_assert(q.flags & V4L2_BUF_FLAG_QUEUED);
+	fake.start_error = 0;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
+	deliver_frame(0x44, 100);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_DQBUF, &q), 0);
+	ck_assert_uint_eq(q.bytesused, 100);
+	node_release(&n, &a);
+}
+END_TEST
+
+/* USERPTR frames larger than what the reply can carry: DQBUF says so and
+ * the frame stays first in line, never lost. */
+START_TEST(userptr_too_large_is_kept)
+{
+	struct node_file a;
+	node_open(&n, &a);
+	n.max_userptr_copy = 1000;
+	struct v4l2_requestbuffers rb = { .count = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_USERPTR };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_REQBUFS, &rb), 0);
+	struct v4l2_buffer buf = { .index = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				   .memory = V4L2_MEMORY_USERPTR, .m.userptr = 0x10000,
+				   .length = 640 * 480 * 2 };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_QBUF, &buf), 0);
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
+	deliver_frame(0x55, 2000);
+	const void *data = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, true, &data, &len), -E2BIG);
+	ck_assert(vq_has_done(&n.queue));
+	n.max_userptr_copy = 4096;
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, true, &data, &len), 0);
+	ck_assert_uint_eq(len, 2000);
+	ck_assert_uint_eq(((const uint8_t *)data)[1999], 0x55);
+	ck_assert_uint_eq(buf.m.userptr, 0x10000);
+	node_release(&n, &a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("v4l2-node");
@@ -422,6 +504,9 @@ int main(void)
 	tcase_add_test(tc, mmap_streaming_and_owner);
 	tcase_add_test(tc, owner_close_stops_the_camera);
 	tcase_add_test(tc, read_in_chunks);
+	tcase_add_test(tc, streamoff_while_reading);
+	tcase_add_test(tc, streamon_failure_keeps_buffers);
+	tcase_add_test(tc, userptr_too_large_is_kept);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

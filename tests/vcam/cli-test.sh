@@ -3,21 +3,8 @@
 # when vhci-hcd is missing (checked on a host without vhci-hcd only).
 set -u
 vcam=${1:?usage: cli-test.sh UVCUSE_VCAM}
-failures=0
-check() { # check DESCRIPTION EXPECTED_STATUS PATTERN COMMAND...
-	local what=$1 want=$2 pattern=$3
-	shift 3
-	local out status
-	out=$("$@" 2>&1)
-	status=$?
-	if [ "$status" -ne "$want" ] || ! grep -qE -- "$pattern" <<<"$out"; then
-		echo "FAIL: $what: status $status (want $want), output:"
-		echo "$out"
-		failures=$((failures + 1))
-	else
-		echo "ok: $what"
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=../common/cli-check.sh
+. "$(dirname "$0")/../common/cli-check.sh"
 check "--help" 0 "Usage: uvcuse-vcam" "$vcam" --help
 check "--list-profiles names all" 0 "^usb3 " "$vcam" --list-profiles
 for p in default bulk nv12 h264 usb3; do

@@ -1,0 +1,697 @@
+/* V4L2 controls with uvcvideo 6.1's answers (uvc_ctrl.c: uvc_query_v4l2_ctrl,
+ * uvc_query_v4l2_menu, uvc_ctrl_is_accessible, uvc_ctrl_get, uvc_ctrl_set,
+ * uvc_ctrl_commit_entity; uvc_v4l2.c: uvc_ioctl_query_ext_ctrl). See
+ * controls.h for the request protocol. */
+#include "v4l2/controls.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <linux/usb/video.h>
+
+#define BIT(n) (1u << (n))
+
+/* uvc_control_classes[], in its order; class_bitmap bit = index. */
+static const uint32_t classes[] = { V4L2_CID_CAMERA_CLASS, V4L2_CID_USER_CLASS };
+#define N_CLASSES (sizeof(classes) / sizeof(classes[0]))
+
+/* ---- building ---- */
+
+/* The chain uvcvideo scans (uvc_scan_chain): from the output terminal the
+ * streaming interface links to, back through each entity's first source
+ * (every source of a selector unit, which ends the walk). Entities off that
+ * path have no controls, as in uvcvideo; forward branches are not followed.
+ * Without an output terminal: every entity in descriptor order. */
+static unsigned chain_order(const struct uvc_camera *cam, const struct uvc_entity **out,
+			    unsigned max)
+{
+	const struct uvc_entity *e = NULL;
+	unsigned n = 0;
+
+	if (cam->n_streams)
+		e = uvc_camera_find_entity(cam, cam->streams[0].terminal_link);
+	if (!e || e->kind != UVC_ENTITY_OUTPUT_TERMINAL) {
+		e = NULL;
+		for (unsigned i = 0; i < cam->n_entities && !e; i++)
+			if (cam->entities[i].kind == UVC_ENTITY_OUTPUT_TERMINAL)
+				e = &cam->entities[i];
+	}
+	if (!e) {
+		for (unsigned i = 0; i < cam->n_entities && n < max; i++)
+			out[n++] = &cam->entities[i];
+		return n;
+	}
+	while (e && n < max) {
+		for (unsigned k = 0; k < n; k++)
+			if (out[k] == e)
+				return n; /* a loop in the descriptors */
+		out[n++] = e;
+		if (e->kind == UVC_ENTITY_SELECTOR_UNIT) {
+			for (unsigned s = 0; s < e->n_sources && n < max; s++) {
+				const struct uvc_entity *src = uvc_camera_find_entity(cam, e->sources[s]);
+
+				if (src && src->kind == UVC_ENTITY_INPUT_TERMINAL)
+					out[n++] = src;
+			}
+			break;
+		}
+		e = e->n_sources ? uvc_camera_find_entity(cam, e->sources[0]) : NULL;
+	}
+	return n;
+}
+
+int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
+{
+	const struct uvc_entity *chain[64];
+	unsigned n = chain_order(cam, chain, 64);
+
+	memset(c, 0, sizeof(*c));
+	c->bcd_uvc = cam->bcd_uvc;
+	for (unsigned k = 0; k < n; k++) {
+		const struct uvc_entity *e = chain[k];
+		int unit = uvc_ctrl_entity_unit(e);
+
+		if (unit < 0)
+			continue;
+		for (unsigned bit = 0; bit < 8u * e->control_size; bit++) {
+			const struct uvc_ctrl_info *info;
+			struct ctrls_uvc *u;
+
+			if (!uvc_entity_has_control(e, bit))
+				continue;
+			info = uvc_ctrl_info_find((enum uvc_ctrl_unit)unit, bit);
+			if (!info)
+				continue;
+			if (c->n_uvc == CTRLS_MAX_UVC)
+				return -E2BIG;
+			u = &c->uvc[c->n_uvc];
+			u->info = info;
+			u->entity = e->id;
+			u->flags = info->flags;
+			for (unsigned m = 0; m < uvc_ctrl_n_mappings; m++) {
+				const struct uvc_ctrl_mapping *map = &uvc_ctrl_mappings[m];
+
+				if (!uvc_ctrl_mapping_applies(map, info, c->bcd_uvc))
+					continue;
+				if (c->n_maps == CTRLS_MAX_MAPS)
+					return -E2BIG;
+				c->maps[c->n_maps++] = (struct ctrls_map){ map, c->n_uvc };
+				for (unsigned k2 = 0; k2 < N_CLASSES; k2++)
+					if (V4L2_CTRL_ID2WHICH(classes[k2]) == V4L2_CTRL_ID2WHICH(map->id))
+						c->class_bitmap |= BIT(k2);
+			}
+			c->n_uvc++;
+		}
+	}
+	return 0;
+}
+
+/* ---- requests ---- */
+
+static int need(struct ctrls *c, unsigned i, uint8_t query)
+{
+	c->need = (struct ctrls_request){ .ctrl = i,
+					  .entity = c->uvc[i].entity,
+					  .selector = c->uvc[i].info->selector,
+					  .query = query,
+					  .size = c->uvc[i].info->size };
+	return CTRLS_NEED;
+}
+
+static int take_error(struct ctrls *c)
+{
+	int err = c->error;
+
+	c->error = 0;
+	return err;
+}
+
+int ctrls_next_info(const struct ctrls *c, struct ctrls_request *r)
+{
+	for (unsigned i = 0; i < c->n_uvc; i++) {
+		if (c->uvc[i].info_done)
+			continue;
+		*r = (struct ctrls_request){ .ctrl = i,
+					     .entity = c->uvc[i].entity,
+					     .selector = c->uvc[i].info->selector,
+					     .query = UVC_GET_INFO,
+					     .size = 1 };
+		return 1;
+	}
+	return 0;
+}
+
+static int data_of(uint8_t query)
+{
+	switch (query) {
+	case UVC_GET_CUR:
+		return CTRLS_CUR;
+	case UVC_GET_MIN:
+		return CTRLS_MIN;
+	case UVC_GET_MAX:
+		return CTRLS_MAX;
+	case UVC_GET_RES:
+		return CTRLS_RES;
+	case UVC_GET_DEF:
+		return CTRLS_DEF;
+	default:
+		return -1;
+	}
+}
+
+void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data, int len)
+{
+	struct ctrls_uvc *u;
+	int d;
+
+	if (r->ctrl >= c->n_uvc)
+		return;
+	u = &c->uvc[r->ctrl];
+	if (r->query == UVC_GET_INFO) {
+		u->flags = uvc_ctrl_flags_from_info(u->info->flags, len >= 1 ? data[0] : -EIO);
+		u->info_done = true;
+		return;
+	}
+	d = data_of(r->query);
+	if (d < 0)
+		return;
+	if (len < 0 || len < u->info->size) {
+		c->error = len < 0 ? len : -EIO;
+		if (d != CTRLS_CUR)
+			u->have = 0; /* uvcvideo fills its cache again from GET_DEF */
+		return;
+	}
+	memcpy(u->data[d], data, u->info->size);
+	if (d == CTRLS_CUR)
+		u->loaded = true;
+	else
+		u->have |= (uint8_t)BIT(d);
+}
+
+/* uvc_ctrl_populate_cache: GET_DEF, MIN, MAX, RES as the flags allow. */
+static int cache(struct ctrls *c, unsigned i)
+{
+	static const struct {
+		uint16_t flag;
+		uint8_t query;
+		uint8_t data;
+	} order[] = {
+		{ UVC_CTRL_FLAG_GET_DEF, UVC_GET_DEF, CTRLS_DEF },
+		{ UVC_CTRL_FLAG_GET_MIN, UVC_GET_MIN, CTRLS_MIN },
+		{ UVC_CTRL_FLAG_GET_MAX, UVC_GET_MAX, CTRLS_MAX },
+		{ UVC_CTRL_FLAG_GET_RES, UVC_GET_RES, CTRLS_RES },
+	};
+	struct ctrls_uvc *u = &c->uvc[i];
+
+	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		if ((u->flags & order[k].flag) && !(u->have & BIT(order[k].data)))
+			return need(c, i, order[k].query);
+	return 0;
+}
+
+/* __uvc_ctrl_load_cur: a control without GET_CUR reads as zeros. */
+static int load_cur(struct ctrls *c, unsigned i)
+{
+	struct ctrls_uvc *u = &c->uvc[i];
+
+	if (u->loaded)
+		return 0;
+	if (!(u->flags & UVC_CTRL_FLAG_GET_CUR)) {
+		memset(u->data[CTRLS_CUR], 0, sizeof(u->data[CTRLS_CUR]));
+		u->loaded = true;
+		return 0;
+	}
+	return need(c, i, UVC_GET_CUR);
+}
+
+/* ---- lookup ---- */
+
+/* uvc_find_control: exact id (the first mapping in order), or with
+ * V4L2_CTRL_FLAG_NEXT_CTRL the lowest id above it (the first on ties). */
+static int find(const struct ctrls *c, uint32_t id)
+{
+	bool next = id & V4L2_CTRL_FLAG_NEXT_CTRL;
+	int best = -1;
+
+	id &= V4L2_CTRL_ID_MASK;
+	for (unsigned k = 0; k < c->n_maps; k++) {
+		uint32_t mid = c->maps[k].map->id;
+
+		if (!next && mid == id)
+			return (int)k;
+		if (next && mid > id && (best < 0 || c->maps[best].map->id > mid))
+			best = (int)k;
+	}
+	return best;
+}
+
+int ctrls_find(const struct ctrls *c, uint32_t id)
+{
+	int k = find(c, id & V4L2_CTRL_ID_MASK);
+
+	return k < 0 ? -EINVAL : k;
+}
+
+/* __uvc_find_control within one entity (masters live beside their slaves). */
+static int find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
+{
+	for (unsigned k = 0; k < c->n_maps; k++)
+		if (c->uvc[c->maps[k].uvc].entity == entity && c->maps[k].map->id == id)
+			return (int)k;
+	return -1;
+}
+
+/* __uvc_query_v4l2_class: the class the id names, or with NEXT_CTRL the
+ * first class between it and found_id; -1 when none. */
+static int find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
+{
+	bool next = req & V4L2_CTRL_FLAG_NEXT_CTRL;
+
+	req &= V4L2_CTRL_ID_MASK;
+	for (unsigned k = 0; k < N_CLASSES; k++) {
+		if (!(c->class_bitmap & BIT(k)))
+			continue;
+		if (!next) {
+			if (classes[k] == req)
+				return (int)k;
+			continue;
+		}
+		if (classes[k] > req && classes[k] < found_id)
+			return (int)k;
+	}
+	return -1;
+}
+
+static void fill_class(struct v4l2_queryctrl *qc, int k)
+{
+	memset(qc, 0, sizeof(*qc));
+	qc->id = classes[k];
+	strncpy((char *)qc->name, uvc_ctrl_v4l2_name(qc->id), sizeof(qc->name) - 1);
+	qc->type = V4L2_CTRL_TYPE_CTRL_CLASS;
+	qc->flags = V4L2_CTRL_FLAG_WRITE_ONLY | V4L2_CTRL_FLAG_READ_ONLY;
+}
+
+/* __uvc_ctrl_get of mapping k: GET_CUR needed, menus as indices. */
+static int get_value(struct ctrls *c, unsigned k, int32_t *value)
+{
+	const struct uvc_ctrl_mapping *m = c->maps[k].map;
+	unsigned i = c->maps[k].uvc;
+	int r;
+
+	if (!(c->uvc[i].flags & UVC_CTRL_FLAG_GET_CUR))
+		return -EACCES;
+	r = load_cur(c, i);
+	if (r)
+		return r;
+	*value = uvc_ctrl_get_value(m, UVC_GET_CUR, c->uvc[i].data[CTRLS_CUR]);
+	if (m->v4l2_type == V4L2_CTRL_TYPE_MENU)
+		*value = uvc_ctrl_menu_index(m, *value);
+	return 0;
+}
+
+/* ---- queries ---- */
+
+static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
+{
+	const struct uvc_ctrl_mapping *m = c->maps[k].map;
+	unsigned i = c->maps[k].uvc;
+	struct ctrls_uvc *u = &c->uvc[i];
+	int r;
+
+	memset(qc, 0, sizeof(*qc));
+	qc->id = m->id;
+	qc->type = m->v4l2_type;
+	strncpy((char *)qc->name, uvc_ctrl_v4l2_name(m->id), sizeof(qc->name) - 1);
+	if (!(u->flags & UVC_CTRL_FLAG_GET_CUR))
+		qc->flags |= V4L2_CTRL_FLAG_WRITE_ONLY;
+	if (!(u->flags & UVC_CTRL_FLAG_SET_CUR))
+		qc->flags |= V4L2_CTRL_FLAG_READ_ONLY;
+
+	if (m->master_id) {
+		int mk = find_in_entity(c, u->entity, m->master_id);
+
+		if (mk >= 0 && (c->uvc[c->maps[mk].uvc].flags & UVC_CTRL_FLAG_GET_CUR)) {
+			int32_t val;
+
+			r = get_value(c, (unsigned)mk, &val);
+			if (r)
+				return r;
+			if (val != m->master_manual)
+				qc->flags |= V4L2_CTRL_FLAG_INACTIVE;
+		}
+	}
+	r = cache(c, i);
+	if (r)
+		return r;
+	if (u->flags & UVC_CTRL_FLAG_GET_DEF)
+		qc->default_value = uvc_ctrl_get_value(m, UVC_GET_DEF, u->data[CTRLS_DEF]);
+
+	switch (m->v4l2_type) {
+	case V4L2_CTRL_TYPE_MENU:
+		qc->minimum = uvc_ctrl_menu_min(m->menu_mask);
+		qc->maximum = uvc_ctrl_menu_max(m->menu_mask);
+		qc->step = 1;
+		qc->default_value = uvc_ctrl_menu_index(m, qc->default_value);
+		return 0;
+	case V4L2_CTRL_TYPE_BOOLEAN:
+		qc->minimum = 0;
+		qc->maximum = 1;
+		qc->step = 1;
+		return 0;
+	case V4L2_CTRL_TYPE_BUTTON:
+		qc->minimum = 0;
+		qc->maximum = 0;
+		qc->step = 0;
+		return 0;
+	default:
+		break;
+	}
+	if (u->flags & UVC_CTRL_FLAG_GET_MIN)
+		qc->minimum = uvc_ctrl_get_value(m, UVC_GET_MIN, u->data[CTRLS_MIN]);
+	if (u->flags & UVC_CTRL_FLAG_GET_MAX)
+		qc->maximum = uvc_ctrl_get_value(m, UVC_GET_MAX, u->data[CTRLS_MAX]);
+	if (u->flags & UVC_CTRL_FLAG_GET_RES)
+		qc->step = uvc_ctrl_get_value(m, UVC_GET_RES, u->data[CTRLS_RES]);
+	return 0;
+}
+
+int ctrls_queryctrl(struct ctrls *c, struct v4l2_queryctrl *qc)
+{
+	uint32_t id = qc->id;
+	int err = take_error(c);
+	int k, cls;
+
+	if (err)
+		return err;
+	if (!(id & V4L2_CTRL_FLAG_NEXT_CTRL)) {
+		cls = find_class(c, id, 0);
+		if (cls >= 0) {
+			fill_class(qc, cls);
+			return 0;
+		}
+	}
+	k = find(c, id);
+	if (k < 0)
+		return -EINVAL;
+	if (id & V4L2_CTRL_FLAG_NEXT_CTRL) {
+		cls = find_class(c, id, c->maps[k].map->id);
+		if (cls >= 0) {
+			fill_class(qc, cls);
+			return 0;
+		}
+	}
+	return query_map(c, (unsigned)k, qc);
+}
+
+int ctrls_query_ext_ctrl(struct ctrls *c, struct v4l2_query_ext_ctrl *qec)
+{
+	struct v4l2_queryctrl qc = { .id = qec->id };
+	int r = ctrls_queryctrl(c, &qc);
+
+	if (r)
+		return r;
+	qec->id = qc.id;
+	qec->type = qc.type;
+	memset(qec->name, 0, sizeof(qec->name));
+	memcpy(qec->name, qc.name, sizeof(qc.name));
+	qec->minimum = qc.minimum;
+	qec->maximum = qc.maximum;
+	qec->step = (uint64_t)(int64_t)qc.step; /* s32 into u64, as the kernel */
+	qec->default_value = qc.default_value;
+	qec->flags = qc.flags;
+	qec->elem_size = 4;
+	qec->elems = 1;
+	qec->nr_of_dims = 0;
+	memset(qec->dims, 0, sizeof(qec->dims));
+	memset(qec->reserved, 0, sizeof(qec->reserved));
+	return 0;
+}
+
+int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
+{
+	uint32_t id = qm->id, index = qm->index;
+	int err = take_error(c);
+	const struct uvc_ctrl_mapping *m;
+	const struct uvc_ctrl_menu *entry;
+	unsigned i;
+	int k, r;
+
+	memset(qm, 0, sizeof(*qm));
+	qm->id = id;
+	qm->index = index;
+	if (index >= 32)
+		return -EINVAL;
+	if (err)
+		return err;
+	k = find(c, id);
+	if (k < 0 || c->maps[k].map->v4l2_type != V4L2_CTRL_TYPE_MENU)
+		return -EINVAL;
+	m = c->maps[k].map;
+	i = c->maps[k].uvc;
+	if (!(m->menu_mask & BIT(index)))
+		return -EINVAL;
+	entry = &m->menu[index];
+	if (m->data_type == UVC_CTRL_DATA_TYPE_BITMASK && (c->uvc[i].flags & UVC_CTRL_FLAG_GET_RES)) {
+		r = cache(c, i);
+		if (r)
+			return r;
+		if (!(uvc_ctrl_get_value(m, UVC_GET_RES, c->uvc[i].data[CTRLS_RES]) &
+		      (int32_t)entry->value))
+			return -EINVAL;
+	}
+	strncpy((char *)qm->name, entry->name, sizeof(qm->name) - 1);
+	return 0;
+}
+
+/* ---- get and set ---- */
+
+int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsigned count,
+		       unsigned idx, unsigned long ioctl)
+{
+	bool read = ioctl == VIDIOC_G_EXT_CTRLS;
+	int err = take_error(c);
+	const struct uvc_ctrl_mapping *m;
+	uint16_t flags;
+	int32_t val;
+	int k, mk, r;
+
+	if (find_class(c, xs[idx].id, 0) >= 0)
+		return -EACCES;
+	k = find(c, xs[idx].id);
+	if (k < 0)
+		return -EINVAL;
+	m = c->maps[k].map;
+	flags = c->uvc[c->maps[k].uvc].flags;
+	if (read && !(flags & UVC_CTRL_FLAG_GET_CUR))
+		return -EACCES;
+	if (!read && !(flags & UVC_CTRL_FLAG_SET_CUR))
+		return -EACCES;
+	if (ioctl != VIDIOC_S_EXT_CTRLS || !m->master_id)
+		return 0;
+	for (unsigned j = count; j-- > 0;)
+		if (xs[j].id == m->master_id)
+			return xs[j].value == m->master_manual ? 0 : -EACCES;
+	mk = find_in_entity(c, c->uvc[c->maps[k].uvc].entity, m->master_id);
+	if (mk < 0 || !(c->uvc[c->maps[mk].uvc].flags & UVC_CTRL_FLAG_GET_CUR))
+		return 0;
+	if (err)
+		return 0; /* uvcvideo ignores a master it cannot read */
+	r = get_value(c, (unsigned)mk, &val);
+	if (r == CTRLS_NEED)
+		return r;
+	return r == 0 && val != m->master_manual ? -EACCES : 0;
+}
+
+int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value)
+{
+	int err = take_error(c);
+	int k;
+
+	if (err)
+		return err;
+	if (find_class(c, id, 0) >= 0)
+		return -EACCES;
+	k = find(c, id);
+	if (k < 0)
+		return -EINVAL;
+	return get_value(c, (unsigned)k, value);
+}
+
+/* The integer clamp of uvc_ctrl_set, in the kernel's u32/s32 arithmetic:
+ * min + DIV_ROUND_CLOSEST((u32)(value - min), step) * step, then clamped
+ * as s32 for signed mappings and as u32 otherwise. */
+static int32_t clamp_integer(const struct uvc_ctrl_mapping *m, const struct ctrls_uvc *u,
+			     int32_t value)
+{
+	int32_t min = uvc_ctrl_get_value(m, UVC_GET_MIN, u->data[CTRLS_MIN]);
+	int32_t max = uvc_ctrl_get_value(m, UVC_GET_MAX, u->data[CTRLS_MAX]);
+	uint32_t step = (uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, u->data[CTRLS_RES]);
+	uint32_t x;
+	int32_t v;
+
+	if (step == 0)
+		step = 1;
+	x = (uint32_t)value - (uint32_t)min;
+	v = (int32_t)((uint32_t)min + (x + step / 2) / step * step);
+	if (m->data_type == UVC_CTRL_DATA_TYPE_SIGNED) {
+		v = v < min ? min : v;
+		return v > max ? max : v;
+	}
+	x = (uint32_t)v < (uint32_t)min ? (uint32_t)min : (uint32_t)v;
+	return (int32_t)(x > (uint32_t)max ? (uint32_t)max : x);
+}
+
+int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
+{
+	int err = take_error(c);
+	const struct uvc_ctrl_mapping *m;
+	struct ctrls_uvc *u;
+	int32_t v4l2 = *value, uvc;
+	unsigned i;
+	int k, r;
+
+	if (find_class(c, id, 0) >= 0)
+		return -EACCES;
+	k = find(c, id);
+	if (k < 0)
+		return -EINVAL;
+	m = c->maps[k].map;
+	i = c->maps[k].uvc;
+	u = &c->uvc[i];
+	if (!(u->flags & UVC_CTRL_FLAG_SET_CUR))
+		return -EACCES;
+
+	switch (m->v4l2_type) {
+	case V4L2_CTRL_TYPE_INTEGER:
+		r = cache(c, i);
+		if (r)
+			return err ? err : r;
+		v4l2 = clamp_integer(m, u, *value);
+		uvc = v4l2;
+		break;
+	case V4L2_CTRL_TYPE_BOOLEAN:
+		v4l2 = *value < 0 ? 0 : *value > 1 ? 1 : *value;
+		uvc = v4l2;
+		break;
+	case V4L2_CTRL_TYPE_MENU:
+		if (*value < uvc_ctrl_menu_min(m->menu_mask) ||
+		    *value > uvc_ctrl_menu_max(m->menu_mask))
+			return -ERANGE;
+		if (!(m->menu_mask & BIT(*value)))
+			return -EINVAL;
+		uvc = (int32_t)m->menu[*value].value;
+		if (m->data_type == UVC_CTRL_DATA_TYPE_BITMASK && (u->flags & UVC_CTRL_FLAG_GET_RES)) {
+			r = cache(c, i);
+			if (r)
+				return err ? err : r;
+			if (!((uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, u->data[CTRLS_RES]) &
+			      (uint32_t)uvc))
+				return -EINVAL;
+		}
+		break;
+	default:
+		uvc = *value;
+		break;
+	}
+
+	/* A mapping that covers part of the control: read-modify-write. */
+	if (u->info->size * 8u != m->size) {
+		r = load_cur(c, i);
+		if (r) {
+			if (err)
+				*value = v4l2; /* uvcvideo clamped it before failing */
+			return err ? err : r;
+		}
+	}
+	if (err)
+		return err;
+	*value = v4l2;
+	if (!u->dirty)
+		memcpy(u->data[CTRLS_BACKUP], u->data[CTRLS_CUR], sizeof(u->data[CTRLS_CUR]));
+	uvc_ctrl_set_value(m, uvc, u->data[CTRLS_CUR]);
+	u->dirty = true;
+	return 0;
+}
+
+int ctrls_encode(struct ctrls *c, uint32_t id, int32_t value, uint8_t *out)
+{
+	int err = take_error(c);
+	unsigned i;
+	int k, r;
+
+	if (err)
+		return err;
+	k = find(c, id);
+	if (k < 0)
+		return -EINVAL;
+	i = c->maps[k].uvc;
+	if (c->uvc[i].info->size * 8u != c->maps[k].map->size) {
+		r = load_cur(c, i);
+		if (r)
+			return r;
+		memcpy(out, c->uvc[i].data[CTRLS_CUR], c->uvc[i].info->size);
+	} else {
+		memset(out, 0, c->uvc[i].info->size);
+	}
+	uvc_ctrl_set_value(c->maps[k].map, value, out);
+	return 0;
+}
+
+/* ---- commit ---- */
+
+int ctrls_commit_next(const struct ctrls *c, unsigned from, struct ctrls_request *r,
+		      const uint8_t **bytes)
+{
+	for (unsigned i = from; i < c->n_uvc; i++) {
+		if (!c->uvc[i].dirty)
+			continue;
+		*r = (struct ctrls_request){ .ctrl = i,
+					     .entity = c->uvc[i].entity,
+					     .selector = c->uvc[i].info->selector,
+					     .query = UVC_SET_CUR,
+					     .size = c->uvc[i].info->size };
+		*bytes = c->uvc[i].data[CTRLS_CUR];
+		return 1;
+	}
+	return 0;
+}
+
+void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result)
+{
+	struct ctrls_uvc *u;
+
+	if (ctrl >= c->n_uvc)
+		return;
+	u = &c->uvc[ctrl];
+	if (result < 0)
+		memcpy(u->data[CTRLS_CUR], u->data[CTRLS_BACKUP], sizeof(u->data[CTRLS_CUR]));
+	u->dirty = false;
+}
+
+void ctrls_rollback(struct ctrls *c)
+{
+	for (unsigned i = 0; i < c->n_uvc; i++)
+		ctrls_commit_done(c, i, c->uvc[i].dirty ? -1 : 0);
+}
+
+void ctrls_end(struct ctrls *c)
+{
+	for (unsigned i = 0; i < c->n_uvc; i++)
+		if ((c->uvc[i].flags & UVC_CTRL_FLAG_AUTO_UPDATE) ||
+		    !(c->uvc[i].flags & UVC_CTRL_FLAG_GET_CUR))
+			c->uvc[i].loaded = false;
+}
+
+unsigned ctrls_error_idx(const struct ctrls *c, unsigned ctrl, const struct v4l2_ext_control *xs,
+			 unsigned count)
+{
+	if (ctrl >= c->n_uvc)
+		return count;
+	for (unsigned j = 0; j < count; j++) {
+		int k = find_in_entity(c, c->uvc[ctrl].entity, xs[j].id & V4L2_CTRL_ID_MASK);
+
+		if (k >= 0 && c->maps[k].uvc == ctrl)
+			return j;
+	}
+	return count;
+}

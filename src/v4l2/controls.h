@@ -1,0 +1,167 @@
+/* V4L2 controls of one camera with uvcvideo 6.1's answers, without I/O.
+ *
+ * The caller owns a struct ctrls (fixed size, no allocation anywhere here)
+ * and is the only one to talk to the camera. Every operation either answers
+ * (0 or a negative errno, as uvcvideo would) or returns CTRLS_NEED with
+ * c->need filled: the UVC request (unit/terminal ID, selector, GET_* query,
+ * wLength) whose answer is missing. The caller makes that request, hands the
+ * answer to ctrls_feed() and calls the same operation again, until it
+ * answers. uvcvideo reads lazily and caches the same way (GET_DEF, MIN, MAX,
+ * RES once per control on first need; GET_CUR until the control is reloaded),
+ * so the camera sees the same requests in the same order.
+ *
+ * The device layer:
+ *   ctrls_init(&c, camera);                      after parsing descriptors
+ *   while (ctrls_next_info(&c, &r))              GET_INFO of every control
+ *       ctrls_feed(&c, &r, buf, usb_get(r));
+ *   ioctl: ret = ctrls_queryctrl(&c, &qc);
+ *          while (ret == CTRLS_NEED) { n = usb(c.need); ctrls_feed(&c, &c.need, buf, n);
+ *                                      ret = ctrls_queryctrl(&c, &qc); }
+ *   S/TRY_EXT_CTRLS: ctrls_check_access() for each, ctrls_set() for each
+ *   (stages bytes), then for S: ctrls_commit_next()/ctrls_commit_done()
+ *   (SET_CUR in uvcvideo's order), for TRY or on error: ctrls_rollback();
+ *   G/S/TRY_EXT_CTRLS end with ctrls_end() (auto-update controls and
+ *   controls without GET_CUR are read again next time, as uvcvideo does).
+ */
+#ifndef V4L2_CONTROLS_H
+#define V4L2_CONTROLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/videodev2.h>
+
+#include "uvc/ctrl_map.h"
+#include "uvc/descriptors.h"
+
+#define CTRLS_MAX_UVC 40   /* uvcvideo knows 36 standard UVC controls */
+#define CTRLS_MAX_MAPS 48  /* and 33 mappings of them */
+#define CTRLS_MAX_BYTES 8  /* the largest (pan/tilt absolute) */
+
+#define CTRLS_NEED 1
+
+/* Bytes kept per UVC control, as uvcvideo's UVC_CTRL_DATA_*. */
+enum ctrls_data {
+	CTRLS_CUR,
+	CTRLS_BACKUP,
+	CTRLS_MIN,
+	CTRLS_MAX,
+	CTRLS_RES,
+	CTRLS_DEF,
+	CTRLS_N_DATA
+};
+
+/* A UVC request the caller must make (GET_* only; SET_CUR comes from
+ * ctrls_commit_next). */
+struct ctrls_request {
+	unsigned ctrl;     /* index in c->uvc[] */
+	uint8_t entity;    /* bUnitID / bTerminalID: wIndex high byte */
+	uint8_t selector;  /* wValue high byte */
+	uint8_t query;     /* UVC_GET_INFO, _CUR, _MIN, _MAX, _RES, _DEF, UVC_SET_CUR */
+	uint8_t size;      /* wLength */
+};
+
+/* One UVC control of the camera (uvcvideo's struct uvc_control). */
+struct ctrls_uvc {
+	const struct uvc_ctrl_info *info;
+	uint8_t entity;
+	uint16_t flags;      /* the table's, with GET_INFO applied */
+	bool info_done;      /* GET_INFO answered (or failed: table flags kept) */
+	bool loaded;         /* CUR is valid */
+	bool dirty;          /* CUR staged by ctrls_set, not yet committed */
+	uint8_t have;        /* which of MIN, MAX, RES, DEF arrived (bit per enum) */
+	uint8_t data[CTRLS_N_DATA][CTRLS_MAX_BYTES];
+};
+
+/* One V4L2 control: a mapping of a UVC control. */
+struct ctrls_map {
+	const struct uvc_ctrl_mapping *map;
+	unsigned uvc; /* index in c->uvc[] */
+};
+
+struct ctrls {
+	uint16_t bcd_uvc;
+	uint8_t class_bitmap; /* bit 0: camera class, bit 1: user class */
+	unsigned n_uvc, n_maps;
+	/* In uvcvideo's order: the chain's entities from the output terminal
+	 * back to the camera, each by bmControls bit; a control's mappings in
+	 * table order. */
+	struct ctrls_uvc uvc[CTRLS_MAX_UVC];
+	struct ctrls_map maps[CTRLS_MAX_MAPS];
+	struct ctrls_request need; /* valid after CTRLS_NEED */
+	int error;                 /* a failed request's errno, for the retry */
+};
+
+/* Builds the controls of a camera: the controls of its camera terminal and
+ * processing units that uvcvideo knows and whose bmControls bit is set, with
+ * the mappings that apply under its bcdUVC. Returns 0, or -E2BIG if the
+ * tables overflow (cannot happen with uvcvideo's tables). */
+int ctrls_init(struct ctrls *c, const struct uvc_camera *cam);
+
+/* The next GET_INFO to make (1), or 0 when every control has its flags.
+ * uvcvideo reads GET_INFO of each control at probe, in this order. */
+int ctrls_next_info(const struct ctrls *c, struct ctrls_request *r);
+
+/* The answer to request r: len bytes of data (len >= r->size), or a
+ * negative errno when the request failed (the operation that asked then
+ * fails with it; a failed GET_INFO keeps the table's flags, as uvcvideo). */
+void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data, int len);
+
+/* The mapping for a V4L2 id (exact match, the first in uvcvideo's order),
+ * or -EINVAL. */
+int ctrls_find(const struct ctrls *c, uint32_t id);
+
+/* VIDIOC_QUERYCTRL and VIDIOC_QUERY_EXT_CTRL (V4L2_CTRL_FLAG_NEXT_CTRL
+ * enumerates by rising id with the control classes in between;
+ * NEXT_COMPOUND alone finds nothing more, as uvcvideo has no compound
+ * controls), VIDIOC_QUERYMENU. */
+int ctrls_queryctrl(struct ctrls *c, struct v4l2_queryctrl *qc);
+int ctrls_query_ext_ctrl(struct ctrls *c, struct v4l2_query_ext_ctrl *qec);
+int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm);
+
+/* uvc_ctrl_is_accessible for xs[idx] of an ioctl (VIDIOC_G_EXT_CTRLS,
+ * VIDIOC_TRY_EXT_CTRLS or VIDIOC_S_EXT_CTRLS): classes and controls the
+ * camera cannot read (G) or write (TRY, S) give -EACCES, unknown ids
+ * -EINVAL; for S a slave whose master is not manual (in the same request,
+ * the last one wins, else the master's current value) gives -EACCES. */
+int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsigned count,
+		       unsigned idx, unsigned long ioctl);
+
+/* uvc_ctrl_get: the current value (menu controls: the menu index). */
+int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value);
+
+/* uvc_ctrl_set: clamps *value as uvcvideo (integers: rounded to the step
+ * from the minimum, then clamped, signed or unsigned as the mapping;
+ * booleans: 0..1; menus: -ERANGE outside the mask's span, -EINVAL for an
+ * index not in the mask or a mode GET_RES does not offer) and stages the
+ * new bytes in CUR (the old ones kept in BACKUP). -EACCES without SET_CUR. */
+int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value);
+
+/* The bytes a value makes of a control without staging them: CUR with the
+ * mapping's bits replaced. out holds c->uvc[ctrl].info->size bytes. The
+ * value is not clamped (ctrls_set does that). */
+int ctrls_encode(struct ctrls *c, uint32_t id, int32_t value, uint8_t *out);
+
+/* The next staged control to send (SET_CUR with *bytes), in uvcvideo's
+ * commit order, starting at index from; returns 1, or 0 when none is left. */
+int ctrls_commit_next(const struct ctrls *c, unsigned from, struct ctrls_request *r,
+		      const uint8_t **bytes);
+
+/* The SET_CUR of control 'ctrl' succeeded (result >= 0): the staged bytes
+ * are current. Failed: they are dropped (BACKUP restored); uvcvideo then
+ * rolls back the others (ctrls_rollback) and returns the error. */
+void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result);
+
+/* Drops every staged value. */
+void ctrls_rollback(struct ctrls *c);
+
+/* Ends a G/S/TRY_EXT_CTRLS: controls that update themselves or cannot be
+ * read are loaded again when next needed. */
+void ctrls_end(struct ctrls *c);
+
+/* The index of the ext control that names UVC control 'ctrl' (uvcvideo's
+ * error_idx after a failed commit), or count. */
+unsigned ctrls_error_idx(const struct ctrls *c, unsigned ctrl, const struct v4l2_ext_control *xs,
+			 unsigned count);
+
+#endif
