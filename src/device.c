@@ -19,13 +19,16 @@
 #include "uvc/payload.h"
 #include "v4l2/node.h"
 
-/* A request waiting for a frame: a blocking DQBUF or the first chunk of a
- * blocking read(). */
+/* A request waiting for a frame or an event: a blocking DQBUF, the first
+ * chunk of a blocking read(), a blocking DQEVENT. */
 struct parked {
 	struct cuse_req *req;
 	bool is_read;
 	unsigned int cmd;
-	struct v4l2_buffer buf; /* DQBUF's argument as the app sent it */
+	union { /* the ioctl's argument as the app sent it */
+		struct v4l2_buffer buf;
+		struct v4l2_event ev;
+	} arg;
 	size_t size;            /* read() chunk size */
 	struct parked *next;
 };
@@ -220,11 +223,20 @@ static void op_buffer_queued(void *opaque)
 	give_buffer(opaque);
 }
 
+/* Synchronous: the loop waits for the camera (uvcvideo's 5 s timeout at
+ * most), as the kernel's ioctl does; never called from a frame callback. */
+static int op_ctrl_request(void *opaque, const struct ctrls_request *r, uint8_t *data)
+{
+	struct device *dev = opaque;
+	return usb_query_ctrl(dev->cam, r->query, r->entity, r->selector, data, r->size);
+}
+
 static const struct node_ops node_ops = {
 	.probe = op_probe,
 	.stream_on = op_stream_on,
 	.stream_off = op_stream_off,
 	.buffer_queued = op_buffer_queued,
+	.ctrl_request = op_ctrl_request,
 };
 
 /* --- cuse ops: requests of the apps ------------------------------------ */
@@ -280,13 +292,13 @@ static void answer_parked(struct device *dev, struct dev_file *df, struct parked
 	}
 	const void *data = NULL;
 	size_t len = 0;
-	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->buf, false, &data, &len);
+	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->arg, NULL, 0, false, &data, &len);
 	if (res == NODE_WAIT) {
 		p->next = df->parked;
 		df->parked = p;
 		return;
 	}
-	reply_ioctl(dev, df, p->req, p->cmd, &p->buf, res, data, len);
+	reply_ioctl(dev, df, p->req, p->cmd, &p->arg, res, data, len);
 	free(p);
 }
 
@@ -335,11 +347,13 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
-	(void)extra;
-	(void)extra_len;
 	const void *out = NULL;
 	size_t out_len = 0;
-	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, nonblocking(df), &out, &out_len);
+	unsigned events = dev->node.events_queued;
+	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len, nonblocking(df), &out,
+			     &out_len);
+	if (res == NODE_WAIT && _IOC_SIZE(cmd) > sizeof(((struct parked *)NULL)->arg))
+		res = -EINVAL; /* cannot happen: only DQBUF and DQEVENT wait */
 	if (res == NODE_WAIT) {
 		struct parked *p = calloc(1, sizeof(*p));
 		if (!p) {
@@ -348,14 +362,16 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		}
 		p->req = req;
 		p->cmd = cmd;
-		memcpy(&p->buf, arg, sizeof(p->buf));
+		memcpy(&p->arg, arg, _IOC_SIZE(cmd));
 		park(df, p);
 		return;
 	}
 	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
 	/* A parked DQBUF of this or another thread must see a stream that
-	 * stopped or buffers that vanished (vb2 wakes its waiters). */
-	if (res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS))
+	 * stopped or buffers that vanished (vb2 wakes its waiters); events
+	 * queued (a control set, a subscription) wake DQEVENT and POLLPRI. */
+	if ((res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS)) ||
+	    dev->node.events_queued != events)
 		wake_all(dev);
 }
 
@@ -440,6 +456,30 @@ static void startup_probe(struct device *dev, struct uvc_probe *probe)
 		log_warn("camera refuses GET_CUR of the probe control: starting with its first format");
 }
 
+/* The camera's controls with the flags it reports (GET_INFO of each), read
+ * before the start-up probe as uvcvideo does when it binds. */
+static void startup_controls(struct device *dev, struct ctrls *c)
+{
+	struct ctrls_request r;
+	unsigned failed = 0;
+	if (ctrls_init(c, usb_camera_model(dev->cam))) {
+		log_warn("too many controls: the camera is served without controls");
+		memset(c, 0, sizeof(*c));
+		return;
+	}
+	while (ctrls_next_info(c, &r)) {
+		uint8_t info = 0;
+		int res = usb_query_ctrl(dev->cam, UVC_GET_INFO, r.entity, r.selector, &info, 1);
+		if (res < 0)
+			failed++;
+		ctrls_feed(c, &r, &info, res);
+	}
+	if (failed)
+		log_warn("GET_INFO refused for %u of %u controls: using uvcvideo's flags for them",
+			 failed, c->n_uvc);
+	log_debug("%u UVC controls, %u V4L2 controls", c->n_uvc, c->n_maps);
+}
+
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
 	       struct device **out)
 {
@@ -476,6 +516,13 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		snprintf(ident.card, sizeof(ident.card), "UVC Camera (%04x:%04x)", id->vid, id->pid);
 	memcpy(ident.bus_info, id->bus_info, sizeof(ident.bus_info) - 1);
 
+	struct ctrls *ctrls = malloc(sizeof(*ctrls));
+	if (!ctrls) {
+		usb_camera_close(dev->cam);
+		free(dev);
+		return -ENOMEM;
+	}
+	startup_controls(dev, ctrls);
 	struct uvc_probe probe;
 	startup_probe(dev, &probe);
 	uvc_assembler_init(&dev->assembler, on_frame, dev);
@@ -483,10 +530,13 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 			&mem_ops, dev);
 	if (res) {
 		log_error("camera %04x:%04x has no format V4L2 knows", id->vid, id->pid);
+		free(ctrls);
 		usb_camera_close(dev->cam);
 		free(dev);
 		return res;
 	}
+	dev->node.ctrls = *ctrls;
+	free(ctrls);
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);

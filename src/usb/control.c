@@ -60,6 +60,48 @@ int usb_control(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t sel
 				 len, CONTROL_TIMEOUT_MS);
 }
 
+int usb_uvc_error_errno(uint8_t code)
+{
+	switch (code) {
+	case 1: /* not ready */
+		return -EBUSY;
+	case 2: /* wrong state */
+		return -EACCES;
+	case 3: /* power */
+		return -EREMOTE;
+	case 4: /* out of range */
+		return -ERANGE;
+	case 5: /* invalid unit */
+	case 6: /* invalid control */
+	case 7: /* invalid request */
+	case 8: /* invalid value within range */
+		return -EINVAL;
+	default: /* 0 cannot follow a STALL; reserved or unknown codes */
+		return -EPIPE;
+	}
+}
+
+int usb_query_ctrl(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
+		   void *data, uint16_t len)
+{
+	int r = usb_control(cam, query, unit, selector, data, len);
+	if (r == len)
+		return r;
+	if (r != -EPIPE) {
+		log_warn("%s: %s of control %u on unit %u: %d (expected %u bytes)",
+			 cam->id.port_path, query_name(query), selector, unit, r, len);
+		return r < 0 ? r : -EPIPE;
+	}
+	/* The camera stalled: it says why in VC_REQUEST_ERROR_CODE_CONTROL. */
+	uint8_t code = 0;
+	r = usb_control(cam, UVC_GET_CUR, 0, UVC_VC_REQUEST_ERROR_CODE_CONTROL, &code, 1);
+	if (r != 1)
+		return r < 0 ? r : -EPIPE;
+	log_debug("%s: %s of control %u on unit %u refused, error code %u", cam->id.port_path,
+		  query_name(query), selector, unit, code);
+	return usb_uvc_error_errno(code);
+}
+
 static const struct uvc_format *find_format(const struct uvc_streaming *vs, uint8_t index)
 {
 	for (unsigned i = 0; i < vs->n_formats; i++)

@@ -77,6 +77,19 @@ const struct uvc_camera *usb_camera_model(const struct usb_camera *cam);
 int usb_control(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
 		void *data, uint16_t len);
 
+/* A control request as uvcvideo's uvc_query_ctrl makes it: returns len
+ * when the camera moved exactly len bytes; a short transfer is -EPIPE; a
+ * STALL is answered by reading VC_REQUEST_ERROR_CODE_CONTROL (GET_CUR of
+ * selector 2 on the interface) and turning its code into the errno
+ * uvcvideo returns (usb_uvc_error_errno); other failures as usb_control. */
+int usb_query_ctrl(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
+		   void *data, uint16_t len);
+/* bRequestErrorCode -> errno, as uvc_query_ctrl: 1 not ready -EBUSY,
+ * 2 wrong state -EACCES, 3 power -EREMOTE, 4 out of range -ERANGE, 5..8
+ * (invalid unit, control, request, value) -EINVAL, 0 and the rest -EPIPE.
+ * Pure. */
+int usb_uvc_error_errno(uint8_t code);
+
 /* Probe and commit on streaming interface 'stream' (index into the model's
  * streams), as uvcvideo does it (uvc_probe_video, uvc_commit_video):
  *  usb_probe_get: GET_CUR/GET_DEF/GET_MIN/GET_MAX of the probe control

@@ -282,6 +282,11 @@ static int find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
 	return -1;
 }
 
+bool ctrls_is_class(const struct ctrls *c, uint32_t id)
+{
+	return find_class(c, id, 0) >= 0;
+}
+
 static void fill_class(struct v4l2_queryctrl *qc, int k)
 {
 	memset(qc, 0, sizeof(*qc));

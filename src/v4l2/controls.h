@@ -111,6 +111,9 @@ void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *d
  * or -EINVAL. */
 int ctrls_find(const struct ctrls *c, uint32_t id);
 
+/* The id names one of the camera's control classes (__uvc_query_v4l2_class). */
+bool ctrls_is_class(const struct ctrls *c, uint32_t id);
+
 /* VIDIOC_QUERYCTRL and VIDIOC_QUERY_EXT_CTRL (V4L2_CTRL_FLAG_NEXT_CTRL
  * enumerates by rising id with the control classes in between;
  * NEXT_COMPOUND alone finds nothing more, as uvcvideo has no compound

@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <poll.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/usb/video.h>
+#include <linux/uvcvideo.h>
 
 /* V4L2 priorities as the core keeps them (v4l2-dev.c v4l2_prio_*): every
  * open file starts at DEFAULT; ioctls that change state need a priority at
@@ -95,6 +98,10 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	vq_init(&n->queue, mem_ops, mem_data);
 	adopt_probe(n, probe);
 	n->def_format = n->format;
+	/* cannot overflow with uvcvideo's tables; a camera without controls
+	 * is still a camera */
+	if (ctrls_init(&n->ctrls, camera))
+		memset(&n->ctrls, 0, sizeof(n->ctrls));
 	return 0;
 }
 
@@ -108,7 +115,10 @@ void node_destroy(struct node *n)
 void node_open(struct node *n, struct node_file *f)
 {
 	memset(f, 0, sizeof(*f));
+	f->sequence = UINT32_MAX; /* v4l2_fh_init: the first event is 0 */
 	prio_set(n, f, V4L2_PRIORITY_DEFAULT);
+	f->next = n->files;
+	n->files = f;
 }
 
 /* The queue stopped streaming by itself (REQBUFS, release, read restart):
@@ -127,6 +137,14 @@ void node_release(struct node *n, struct node_file *f)
 	vq_release(&n->queue, f);
 	follow_queue(n, was && n->queue.owner == f);
 	prio_set(n, f, V4L2_PRIORITY_UNSET);
+	for (struct node_file **pp = &n->files; *pp; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			break;
+		}
+	}
+	f->n_subs = 0;
+	f->navailable = 0;
 }
 
 static int querycap(struct node *n, struct v4l2_capability *cap)
@@ -313,8 +331,447 @@ static int streamoff(struct node *n, struct node_file *f, const int *type)
 	return err;
 }
 
-int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, bool nonblock,
-	       const void **data, size_t *data_len)
+/* ---- controls: the V4L2 core's part (v4l2-ioctl.c) and uvcvideo's
+ * (uvc_v4l2.c) around src/v4l2/controls.c ---- */
+
+/* More requests than any one control operation makes (GET_CUR of a master,
+ * GET_DEF/MIN/MAX/RES, GET_CUR): a camera answering without end is broken. */
+#define CTRL_MAX_ROUNDS 16
+
+/* Makes the request the control layer asked for and feeds the answer. */
+static void ctrl_feed(struct node *n)
+{
+	struct ctrls_request r = n->ctrls.need;
+	uint8_t data[CTRLS_MAX_BYTES] = { 0 };
+	int len = -EIO;
+
+	if (r.size <= sizeof(data) && n->ops->ctrl_request)
+		len = n->ops->ctrl_request(n->dev, &r, data);
+	ctrls_feed(&n->ctrls, &r, data, len);
+}
+
+/* Runs a control operation until it answers (see controls.h). */
+#define CTRL_RUN(n, ret, call)                                        \
+	do {                                                          \
+		unsigned rounds_ = 0;                                 \
+		while (((ret) = (call)) == CTRLS_NEED) {              \
+			if (++rounds_ > CTRL_MAX_ROUNDS) {            \
+				(ret) = -EIO;                         \
+				break;                                \
+			}                                             \
+			ctrl_feed(n);                                 \
+		}                                                     \
+	} while (0)
+
+/* check_ext_ctrls() of the 6.1 core, for drivers without a control
+ * handler: which is the current or default value, or one control class
+ * that every id belongs to; V4L2_CID_PRIVATE_BASE only through G/S_CTRL. */
+static bool check_ext_ctrls(struct v4l2_ext_controls *c, struct v4l2_ext_control *xs,
+			    unsigned long ioctl)
+{
+	c->reserved[0] = 0;
+	for (unsigned i = 0; i < c->count; i++)
+		xs[i].reserved2[0] = 0;
+	switch (c->which) {
+	case V4L2_CID_PRIVATE_BASE:
+		if (ioctl != VIDIOC_G_CTRL && ioctl != VIDIOC_S_CTRL)
+			return false;
+		break;
+	case V4L2_CTRL_WHICH_DEF_VAL:
+		if (ioctl == VIDIOC_S_EXT_CTRLS || ioctl == VIDIOC_TRY_EXT_CTRLS) {
+			c->error_idx = c->count;
+			return false;
+		}
+		return true;
+	case V4L2_CTRL_WHICH_CUR_VAL:
+		return true;
+	case V4L2_CTRL_WHICH_REQUEST_VAL:
+		c->error_idx = c->count;
+		return false;
+	}
+	for (unsigned i = 0; i < c->count; i++) {
+		if (V4L2_CTRL_ID2WHICH(xs[i].id) != c->which) {
+			c->error_idx = ioctl == VIDIOC_TRY_EXT_CTRLS ? i : c->count;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* uvc_ctrl_check_access: error_idx is the failing control only for TRY
+ * (the count otherwise, also on success). */
+static int ctrls_access(struct node *n, struct v4l2_ext_controls *c, struct v4l2_ext_control *xs,
+			unsigned long ioctl)
+{
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; i < c->count; i++) {
+		CTRL_RUN(n, ret, ctrls_check_access(&n->ctrls, xs, c->count, i, ioctl));
+		if (ret)
+			break;
+	}
+	c->error_idx = ioctl == VIDIOC_TRY_EXT_CTRLS ? i : c->count;
+	return ret;
+}
+
+/* uvc_ioctl_g_ext_ctrls (6.1): which DEF_VAL reads the defaults through
+ * QUERYCTRL (error_idx stays the count on success), anything else the
+ * current values. */
+static int g_ext_ctrls(struct node *n, struct v4l2_ext_controls *c, struct v4l2_ext_control *xs)
+{
+	int ret = ctrls_access(n, c, xs, VIDIOC_G_EXT_CTRLS);
+
+	if (ret < 0)
+		return ret;
+	if (c->which == V4L2_CTRL_WHICH_DEF_VAL) {
+		for (unsigned i = 0; i < c->count; i++) {
+			struct v4l2_queryctrl qc = { .id = xs[i].id };
+
+			CTRL_RUN(n, ret, ctrls_queryctrl(&n->ctrls, &qc));
+			if (ret < 0) {
+				c->error_idx = i;
+				return ret;
+			}
+			xs[i].value = qc.default_value;
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < c->count; i++) {
+		int32_t v = 0;
+
+		CTRL_RUN(n, ret, ctrls_get(&n->ctrls, xs[i].id, &v));
+		if (ret < 0) {
+			ctrls_rollback(&n->ctrls);
+			ctrls_end(&n->ctrls);
+			c->error_idx = i;
+			return ret;
+		}
+		xs[i].value = v;
+	}
+	c->error_idx = 0;
+	ctrls_rollback(&n->ctrls);
+	ctrls_end(&n->ctrls);
+	return 0;
+}
+
+/* uvc_ioctl_s_try_ext_ctrls: access of all, then each value clamped and
+ * staged; S sends the staged controls (SET_CUR in uvcvideo's order), TRY
+ * drops them. */
+static void send_events(struct node *n, struct node_file *origin, const struct v4l2_ext_control *xs,
+			unsigned count);
+
+static int s_try_ext_ctrls(struct node *n, struct node_file *f, struct v4l2_ext_controls *c,
+			   struct v4l2_ext_control *xs, unsigned long ioctl)
+{
+	struct ctrls_request r;
+	const uint8_t *bytes;
+	unsigned from = 0;
+	int ret = ctrls_access(n, c, xs, ioctl);
+
+	if (ret < 0)
+		return ret;
+	for (unsigned i = 0; i < c->count; i++) {
+		int32_t v = xs[i].value;
+
+		CTRL_RUN(n, ret, ctrls_set(&n->ctrls, xs[i].id, &v));
+		xs[i].value = v;
+		if (ret < 0) {
+			ctrls_rollback(&n->ctrls);
+			ctrls_end(&n->ctrls);
+			c->error_idx = ioctl == VIDIOC_S_EXT_CTRLS ? c->count : i;
+			return ret;
+		}
+	}
+	c->error_idx = 0;
+	if (ioctl != VIDIOC_S_EXT_CTRLS) {
+		ctrls_rollback(&n->ctrls);
+		ctrls_end(&n->ctrls);
+		return 0;
+	}
+	while (ctrls_commit_next(&n->ctrls, from, &r, &bytes)) {
+		uint8_t data[CTRLS_MAX_BYTES] = { 0 };
+		int res = -EIO;
+
+		if (r.size <= sizeof(data) && n->ops->ctrl_request) {
+			memcpy(data, bytes, r.size);
+			res = n->ops->ctrl_request(n->dev, &r, data);
+		}
+		ctrls_commit_done(&n->ctrls, r.ctrl, res);
+		if (res < 0) {
+			/* the camera refused one: the rest are not sent */
+			ctrls_rollback(&n->ctrls);
+			c->error_idx = ctrls_error_idx(&n->ctrls, r.ctrl, xs, c->count);
+			ret = res;
+			break;
+		}
+		from = r.ctrl + 1;
+	}
+	ctrls_end(&n->ctrls);
+	if (!ret)
+		send_events(n, f, xs, c->count);
+	return ret;
+}
+
+/* VIDIOC_G/S/TRY_EXT_CTRLS: the array arrived in extra (the count limit of
+ * check_array_args was applied by the marshalling already; checked again
+ * here for callers that did not). */
+static int ext_ctrls(struct node *n, struct node_file *f, unsigned int cmd,
+		     struct v4l2_ext_controls *c, void *extra, size_t extra_len)
+{
+	struct v4l2_ext_control *xs = extra;
+	int err;
+
+	if (c->count > V4L2_CID_MAX_CTRLS)
+		return -EINVAL;
+	if (c->count && (!xs || extra_len != (size_t)c->count * sizeof(*xs)))
+		return -EFAULT;
+	if (cmd == VIDIOC_S_EXT_CTRLS) {
+		err = prio_check(n, f);
+		if (err)
+			return err;
+	}
+	c->error_idx = c->count;
+	if (!check_ext_ctrls(c, xs, cmd))
+		return -EINVAL;
+	if (cmd == VIDIOC_G_EXT_CTRLS)
+		return g_ext_ctrls(n, c, xs);
+	return s_try_ext_ctrls(n, f, c, xs, cmd);
+}
+
+/* VIDIOC_G_CTRL and VIDIOC_S_CTRL: the core makes them one-control
+ * extended requests of the id's class (uvcvideo has no g/s_ctrl). */
+static int g_s_ctrl(struct node *n, struct node_file *f, unsigned int cmd, struct v4l2_control *p)
+{
+	struct v4l2_ext_control x = { .id = p->id, .value = p->value };
+	struct v4l2_ext_controls c = { .which = V4L2_CTRL_ID2WHICH(p->id), .count = 1 };
+	int err;
+
+	if (cmd == VIDIOC_S_CTRL) {
+		err = prio_check(n, f);
+		if (err)
+			return err;
+	}
+	if (!check_ext_ctrls(&c, &x, cmd))
+		return -EINVAL;
+	err = cmd == VIDIOC_G_CTRL ? g_ext_ctrls(n, &c, &x) :
+				     s_try_ext_ctrls(n, f, &c, &x, VIDIOC_S_EXT_CTRLS);
+	if (!err)
+		p->value = x.value;
+	return err;
+}
+
+/* ---- control events: v4l2-event.c with uvcvideo's control event ops
+ * (uvc_ctrl_add_event, uvc_ctrl_send_events) ---- */
+
+static struct node_sub *sub_find(struct node_file *f, uint32_t type, uint32_t id)
+{
+	for (unsigned i = 0; i < f->n_subs; i++)
+		if (f->subs[i].type == type && f->subs[i].id == id)
+			return &f->subs[i];
+	return NULL;
+}
+
+/* __v4l2_event_queue_fh with one element per subscription: a pending
+ * event is replaced (v4l2_ctrl_replace: the new payload, the changes of
+ * both) and moves to the end of the line. */
+static void event_queue(struct node *n, struct node_file *f, const struct v4l2_event *ev)
+{
+	struct node_sub *s = sub_find(f, ev->type, ev->id);
+	struct timespec ts;
+	uint32_t old_changes = 0;
+
+	if (!s)
+		return;
+	f->sequence++;
+	if (s->pending) {
+		old_changes = s->ev.u.ctrl.changes;
+		f->navailable--;
+	}
+	memset(&s->ev, 0, sizeof(s->ev));
+	s->ev.type = ev->type;
+	s->ev.id = ev->id;
+	s->ev.u = ev->u;
+	s->ev.u.ctrl.changes |= old_changes;
+	s->ev.sequence = f->sequence;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	s->ev.timestamp.tv_sec = ts.tv_sec;
+	s->ev.timestamp.tv_nsec = ts.tv_nsec;
+	s->pending = true;
+	s->order = ++n->event_order;
+	f->navailable++;
+	n->events_queued++;
+}
+
+/* uvc_ctrl_fill_event: the control as QUERYCTRL describes it now (a failed
+ * query leaves what it filled, as uvcvideo ignores that error too). */
+static void fill_event(struct node *n, uint32_t id, int32_t value, uint32_t changes,
+		       struct v4l2_event *ev)
+{
+	struct v4l2_queryctrl qc = { .id = id };
+	int ret;
+
+	CTRL_RUN(n, ret, ctrls_queryctrl(&n->ctrls, &qc));
+	(void)ret;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = V4L2_EVENT_CTRL;
+	ev->id = id;
+	ev->u.ctrl.value = value;
+	ev->u.ctrl.changes = changes;
+	ev->u.ctrl.type = qc.type;
+	ev->u.ctrl.flags = qc.flags;
+	ev->u.ctrl.minimum = qc.minimum;
+	ev->u.ctrl.maximum = qc.maximum;
+	ev->u.ctrl.step = qc.step;
+	ev->u.ctrl.default_value = qc.default_value;
+}
+
+/* uvc_ctrl_send_event: to every subscriber but the file that made the
+ * change, unless it asked for feedback or the flags changed. */
+static void send_event(struct node *n, struct node_file *origin, uint32_t id, int32_t value,
+		       uint32_t changes)
+{
+	struct v4l2_event ev;
+	bool any = false;
+
+	for (struct node_file *f = n->files; f && !any; f = f->next)
+		any = sub_find(f, V4L2_EVENT_CTRL, id) != NULL;
+	if (!any)
+		return;
+	fill_event(n, id, value, changes, &ev);
+	for (struct node_file *f = n->files; f; f = f->next) {
+		struct node_sub *s = sub_find(f, V4L2_EVENT_CTRL, id);
+
+		if (s && (f != origin || (s->flags & V4L2_EVENT_SUB_FL_ALLOW_FEEDBACK) ||
+			  (changes & V4L2_EVENT_CTRL_CH_FLAGS)))
+			event_queue(n, f, &ev);
+	}
+}
+
+/* uvc_ctrl_send_slave_event: a master changed, so did its slave's flags. */
+static void send_slave_event(struct node *n, struct node_file *origin, uint8_t entity,
+			     uint32_t slave_id)
+{
+	uint32_t changes = V4L2_EVENT_CTRL_CH_FLAGS;
+	int32_t val = 0;
+	bool found = false;
+	int ret;
+
+	for (unsigned k = 0; k < n->ctrls.n_maps && !found; k++)
+		found = n->ctrls.maps[k].map->id == slave_id &&
+			n->ctrls.uvc[n->ctrls.maps[k].uvc].entity == entity;
+	if (!found)
+		return;
+	CTRL_RUN(n, ret, ctrls_get(&n->ctrls, slave_id, &val));
+	if (ret == 0)
+		changes |= V4L2_EVENT_CTRL_CH_VALUE;
+	send_event(n, origin, slave_id, val, changes);
+}
+
+/* uvc_ctrl_send_events after a successful S_EXT_CTRLS. */
+static void send_events(struct node *n, struct node_file *origin, const struct v4l2_ext_control *xs,
+			unsigned count)
+{
+	for (unsigned i = 0; i < count; i++) {
+		int k = ctrls_find(&n->ctrls, xs[i].id);
+		const struct uvc_ctrl_mapping *m;
+		const struct ctrls_uvc *u;
+		uint32_t changes = V4L2_EVENT_CTRL_CH_VALUE;
+
+		if (k < 0)
+			continue;
+		m = n->ctrls.maps[k].map;
+		u = &n->ctrls.uvc[n->ctrls.maps[k].uvc];
+		if (u->flags & UVC_CTRL_FLAG_ASYNCHRONOUS)
+			continue; /* the camera reports it on its status endpoint */
+		for (unsigned j = 0; j < 2; j++)
+			if (m->slave_ids[j])
+				send_slave_event(n, origin, u->entity, m->slave_ids[j]);
+		/* the master set in the same request: the flags may change too */
+		for (unsigned j = 0; m->master_id && j < count; j++)
+			if (xs[j].id == m->master_id)
+				changes |= V4L2_EVENT_CTRL_CH_FLAGS;
+		send_event(n, origin, m->id, xs[i].value, changes);
+	}
+}
+
+/* VIDIOC_SUBSCRIBE_EVENT: control events only; a class is accepted and
+ * sends nothing; SEND_INITIAL queues the current state at once. */
+static int subscribe(struct node *n, struct node_file *f, const struct v4l2_event_subscription *sub)
+{
+	struct node_sub *s;
+	struct v4l2_event ev;
+	uint32_t changes = V4L2_EVENT_CTRL_CH_FLAGS;
+	int32_t val = 0;
+	int ret;
+
+	if (sub->type != V4L2_EVENT_CTRL)
+		return -EINVAL;
+	if (sub_find(f, sub->type, sub->id))
+		return 0; /* already listening */
+	bool is_class = ctrls_is_class(&n->ctrls, sub->id);
+	if (!is_class && ctrls_find(&n->ctrls, sub->id) < 0)
+		return -EINVAL;
+	if (f->n_subs == NODE_MAX_SUBS)
+		return -ENOMEM;
+	s = &f->subs[f->n_subs++];
+	memset(s, 0, sizeof(*s));
+	s->type = sub->type;
+	s->id = sub->id;
+	s->flags = sub->flags;
+	if (is_class || !(sub->flags & V4L2_EVENT_SUB_FL_SEND_INITIAL))
+		return 0;
+	CTRL_RUN(n, ret, ctrls_get(&n->ctrls, sub->id, &val));
+	if (ret == 0)
+		changes |= V4L2_EVENT_CTRL_CH_VALUE;
+	fill_event(n, sub->id, val, changes, &ev);
+	event_queue(n, f, &ev);
+	return 0;
+}
+
+static void sub_remove(struct node_file *f, struct node_sub *s)
+{
+	if (s->pending)
+		f->navailable--;
+	*s = f->subs[--f->n_subs];
+}
+
+/* VIDIOC_UNSUBSCRIBE_EVENT: 0 also when not subscribed; V4L2_EVENT_ALL
+ * drops every subscription. */
+static int unsubscribe(struct node_file *f, const struct v4l2_event_subscription *sub)
+{
+	struct node_sub *s;
+
+	if (sub->type == V4L2_EVENT_ALL) {
+		f->n_subs = 0;
+		f->navailable = 0;
+		return 0;
+	}
+	s = sub_find(f, sub->type, sub->id);
+	if (s)
+		sub_remove(f, s);
+	return 0;
+}
+
+/* VIDIOC_DQEVENT: the oldest pending event; pending counts the rest. */
+static int dqevent(struct node_file *f, struct v4l2_event *ev, bool nonblock)
+{
+	struct node_sub *first = NULL;
+
+	for (unsigned i = 0; i < f->n_subs; i++)
+		if (f->subs[i].pending && (!first || f->subs[i].order < first->order))
+			first = &f->subs[i];
+	if (!first)
+		return nonblock ? -ENOENT : NODE_WAIT;
+	first->pending = false;
+	f->navailable--;
+	*ev = first->ev;
+	ev->pending = f->navailable;
+	return 0;
+}
+
+int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
+	       size_t extra_len, bool nonblock, const void **data, size_t *data_len)
 {
 	struct vq *q = &n->queue;
 	bool was = q->streaming;
@@ -407,6 +864,28 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 		return streamon(n, f, arg);
 	case VIDIOC_STREAMOFF:
 		return streamoff(n, f, arg);
+	case VIDIOC_QUERYCTRL:
+		CTRL_RUN(n, err, ctrls_queryctrl(&n->ctrls, arg));
+		return err;
+	case VIDIOC_QUERY_EXT_CTRL:
+		CTRL_RUN(n, err, ctrls_query_ext_ctrl(&n->ctrls, arg));
+		return err;
+	case VIDIOC_QUERYMENU:
+		CTRL_RUN(n, err, ctrls_querymenu(&n->ctrls, arg));
+		return err;
+	case VIDIOC_G_CTRL:
+	case VIDIOC_S_CTRL:
+		return g_s_ctrl(n, f, cmd, arg);
+	case VIDIOC_G_EXT_CTRLS:
+	case VIDIOC_S_EXT_CTRLS:
+	case VIDIOC_TRY_EXT_CTRLS:
+		return ext_ctrls(n, f, cmd, arg, extra, extra_len);
+	case VIDIOC_SUBSCRIBE_EVENT:
+		return subscribe(n, f, arg);
+	case VIDIOC_UNSUBSCRIBE_EVENT:
+		return unsubscribe(f, arg);
+	case VIDIOC_DQEVENT:
+		return dqevent(f, arg, nonblock);
 	default:
 		return -ENOTTY;
 	}
@@ -470,10 +949,14 @@ void node_read_done(struct node *n, struct node_file *f, size_t len)
 unsigned node_poll(struct node *n, struct node_file *f)
 {
 	struct vq *q = &n->queue;
-	/* vb2_poll starts read() emulation for a poller of an idle queue */
-	if (!q->owner && !q->n_buffers && !q->streaming) {
+	/* vb2_poll starts read() emulation for a poller of an idle queue that
+	 * asked for POLLIN. The CUSE poll does not say what was asked: a file
+	 * that subscribed to events is taken to wait for POLLPRI (as
+	 * v4l2-compliance's select() on exceptfds) and does not start it;
+	 * its read() still does. */
+	if (!f->n_subs && !q->owner && !q->n_buffers && !q->streaming) {
 		if (!vq_read_start(q, f, n->read_buffers) && n->ops->stream_on(n->dev, &n->probe))
 			vq_release(q, f);
 	}
-	return vq_poll(q, f);
+	return vq_poll(q, f) | (f->navailable ? POLLPRI : 0);
 }

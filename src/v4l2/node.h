@@ -14,6 +14,7 @@
 
 #include "uvc/descriptors.h"
 #include "uvc/probe.h"
+#include "v4l2/controls.h"
 #include "v4l2/formats.h"
 #include "v4l2/queue.h"
 
@@ -30,6 +31,11 @@ struct node_ops {
 	void (*stream_off)(void *dev);
 	/* A buffer was queued while streaming (the device may have none). */
 	void (*buffer_queued)(void *dev);
+	/* A UVC control request (GET_* into data, SET_CUR from data, r->size
+	 * bytes), synchronous, as uvc_query_ctrl: r->size on success or
+	 * -errno. Called from ioctls only, never from frame callbacks. NULL:
+	 * every request fails with -EIO. */
+	int (*ctrl_request)(void *dev, const struct ctrls_request *r, uint8_t *data);
 };
 
 struct node_identity {
@@ -38,9 +44,27 @@ struct node_identity {
 	uint32_t version;     /* KERNEL_VERSION of the running kernel */
 };
 
+/* One event subscription of a file, holding at most one pending event as
+ * uvcvideo's (v4l2_event_subscribe with one element: a newer event
+ * replaces the pending one, their control changes merged). */
+struct node_sub {
+	uint32_t type, id, flags;
+	bool pending;
+	uint64_t order;       /* when the pending event was queued (DQEVENT order) */
+	struct v4l2_event ev;
+};
+
+/* Every control and class of a camera fits (48 mappings, 2 classes). */
+#define NODE_MAX_SUBS 64
+
 struct node_file {
 	enum v4l2_priority prio;
 	bool in_read;         /* inside a read() call: its later chunks continue the frame */
+	struct node_file *next; /* the node's open files */
+	uint32_t sequence;    /* of the last event queued, as v4l2_fh */
+	unsigned navailable;  /* pending events */
+	unsigned n_subs;
+	struct node_sub subs[NODE_MAX_SUBS];
 };
 
 struct node {
@@ -61,6 +85,15 @@ struct node {
 	 * a DQBUF reply (CUSE: what one ioctl moves); DQBUF of a bigger one
 	 * answers -E2BIG and leaves the buffer done. */
 	uint32_t max_userptr_copy;
+	struct node_file *files;
+	uint64_t event_order;
+	/* Counts every event queued to any file: the device wakes pollers and
+	 * parked DQEVENTs when an ioctl changed it. */
+	unsigned events_queued;
+	/* The camera's controls: node_init builds them with the table's
+	 * flags; the device replaces them with the ones it built and read
+	 * GET_INFO for before the start-up probe (uvcvideo's order). */
+	struct ctrls ctrls;
 };
 
 /* Sets up the node over stream 0 of camera; probe is what the camera
@@ -76,11 +109,14 @@ void node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);
 
 /* One ioctl with its argument in daemon memory. Returns 0 (arg holds the
- * answer), -errno, or NODE_WAIT (only for a blocking DQBUF). For DQBUF of
+ * answer), -errno, or NODE_WAIT (only for a blocking DQBUF or DQEVENT). For DQBUF of
  * USERPTR memory, data and data_len are set to the frame bytes the caller must
- * copy to arg's m.userptr. */
-int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, bool nonblock,
-	       const void **data, size_t *data_len);
+ * copy to arg's m.userptr. extra/extra_len: the user memory the argument
+ * points to, read in (cuse/ioctl_table.h): for G/S/TRY_EXT_CTRLS the
+ * controls array (count entries), answered in place; arg's controls
+ * pointer is never followed. */
+int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
+	       size_t extra_len, bool nonblock, const void **data, size_t *data_len);
 
 /* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,
  * data and len are what to answer (len may be 0: end of this read() call);
@@ -90,7 +126,8 @@ int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk
 	      const uint8_t **data, size_t *len);
 void node_read_done(struct node *n, struct node_file *f, size_t len);
 
-/* poll() events for the file; may start read() emulation as vb2 does. */
+/* poll() events for the file (POLLPRI when an event is pending); may start
+ * read() emulation as vb2 does. */
 unsigned node_poll(struct node *n, struct node_file *f);
 
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # uvcuse serving a virtual camera, judged against the kernel's uvcvideo on
-# the same camera in the same VM: enumeration, v4l2-compliance, read()
-# capture at full rate, GStreamer, a client killed mid-read, SIGTERM.
+# the same camera in the same VM: enumeration, controls, v4l2-compliance,
+# read() capture at full rate, GStreamer, a client killed mid-read, SIGTERM.
 # Usage (in the guest): daemon.sh BUILD_DIR PROFILE   (default or bulk)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -9,6 +9,20 @@ PROFILE=${2:?profile}
 SERIAL=D-$PROFILE
 NAME=video10
 NODE=/dev/$NAME
+
+# ctrl_probe NODE: values a driver must clamp or refuse, each set and read
+# back (rc and messages, node name masked), then the defaults set again.
+ctrl_probe() {
+	local node=$1 spec out rc
+	for spec in brightness=1000 brightness=-1000 contrast=-5 white_balance_temperature=2805 \
+		power_line_frequency=5 power_line_frequency=-1; do
+		out=$(v4l2-ctl -d "$node" --set-ctrl "$spec" 2>&1) && rc=0 || rc=$?
+		echo "set $spec: rc=$rc ${out//$node/NODE}"
+		v4l2-ctl -d "$node" --get-ctrl "${spec%%=*}"
+	done
+	v4l2-ctl -d "$node" --set-ctrl brightness=0,contrast=50,white_balance_temperature=4600 ||
+		fail "setting the defaults again"
+}
 
 load_modules vhci-hcd uvcvideo cuse
 vcam_start "$SERIAL" --profile "$PROFILE"
@@ -26,6 +40,11 @@ for spec in "YUYV 640x480" "MJPG 1920x1080"; do
 	echo "uvcvideo $spec mmap: ${KERNEL_FPS[$1]} fps"
 done
 
+step "uvcvideo's controls on $PROFILE (the reference)"
+v4l2-ctl -d "$KNODE" --list-ctrls-menus >"$WORK/ctrls.kernel"
+ctrl_probe "$KNODE" >"$WORK/ctrl-probe.kernel"
+cat "$WORK/ctrl-probe.kernel"
+
 step "uvcuse takes the camera"
 uvcuse_start "$SERIAL" "$NAME"
 for ((i = 0; i < 50; i++)); do [ -e "$KNODE" ] || break; sleep 0.1; done
@@ -37,8 +56,31 @@ v4l2-ctl -d "$NODE" --list-formats-ext >"$WORK/formats.uvcuse"
 diff -u "$WORK/formats.kernel" "$WORK/formats.uvcuse" || fail "--list-formats-ext differs from uvcvideo's"
 echo "$(grep -c Interval "$WORK/formats.uvcuse") intervals, identical"
 
+step "controls identical to uvcvideo's"
+v4l2-ctl -d "$NODE" --list-ctrls-menus >"$WORK/ctrls.uvcuse"
+diff -u "$WORK/ctrls.kernel" "$WORK/ctrls.uvcuse" || fail "--list-ctrls-menus differs from uvcvideo's"
+echo "$(grep -c ' 0x' "$WORK/ctrls.uvcuse") controls, identical"
+ctrl_probe "$NODE" >"$WORK/ctrl-probe.uvcuse"
+diff -u "$WORK/ctrl-probe.kernel" "$WORK/ctrl-probe.uvcuse" ||
+	fail "values out of range are not clamped or refused as uvcvideo does"
+echo "out-of-range values clamped and refused as uvcvideo does"
+
+step "brightness 40 through uvcuse reaches the camera and the picture"
+v4l2-ctl -d "$NODE" --set-ctrl brightness=40 || fail "--set-ctrl brightness=40"
+[ "$(v4l2-ctl -d "$NODE" --get-ctrl brightness)" = "brightness: 40" ] || fail "brightness does not read back"
+grep -q "control brightness = 40" "$WORK/vcam-$SERIAL.log" || fail "the camera did not log brightness 40"
+v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV --set-parm=30 || fail "setting YUYV"
+"$READCAP" "$NODE" 15 "$WORK/b40.yuyv" >/dev/null || fail "read() capture at brightness 40"
+framecheck "$WORK/b40.yuyv" YUYV 640x480 --min-frames 15 --expect-brightness 40 | grep -E '^(frames|mean luma|verdict)'
+v4l2-ctl -d "$NODE" --set-ctrl brightness=0 || fail "brightness back to 0"
+rm -f "$WORK/b40.yuyv"
+
 step "v4l2-compliance (no streaming)"
 compliance "$NODE" --no-streaming
+# the control tests ran, events included (not "OK (Not Supported)")
+ctrl_tests='test VIDIOC_(QUERYCTRL|QUERY_EXT_CTRL/QUERYMENU|G/S_CTRL|G/S/TRY_EXT_CTRLS|\(UN\)SUBSCRIBE_EVENT/DQEVENT):'
+grep -E "$ctrl_tests" "$WORK/compliance.log" | sed 's/^\s*/  /'
+[ "$(grep -cE "$ctrl_tests OK\$" "$WORK/compliance.log")" -eq 5 ] || fail "control tests of v4l2-compliance did not all run"
 
 step "v4l2-compliance -s: read() and blocking wait pass"
 v4l2-compliance -d "$NODE" -s >"$WORK/compliance-s.log" 2>&1 || true

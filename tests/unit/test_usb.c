@@ -326,6 +326,22 @@ START_TEST(test_fixup)
 }
 END_TEST
 
+/* uvc_query_ctrl's errno for each VC_REQUEST_ERROR_CODE after a STALL. */
+START_TEST(test_request_error_codes)
+{
+	static const struct {
+		uint8_t code;
+		int err;
+	} cases[] = {
+		{ 0, -EPIPE }, { 1, -EBUSY }, { 2, -EACCES }, { 3, -EREMOTE }, { 4, -ERANGE },
+		{ 5, -EINVAL }, { 6, -EINVAL }, { 7, -EINVAL }, { 8, -EINVAL }, { 9, -EPIPE },
+		{ 0xff, -EPIPE },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_int_eq(usb_uvc_error_errno(cases[i].code), cases[i].err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("usb");
@@ -335,6 +351,7 @@ int main(void)
 	tcase_add_test(tc, test_plan_figures);
 	tcase_add_test(tc, test_plan_corners);
 	tcase_add_test(tc, test_fixup);
+	tcase_add_test(tc, test_request_error_codes);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -9,6 +9,9 @@
 
 #include <linux/videodev2.h>
 
+#include <linux/usb/video.h>
+
+#include "controls.h"    /* tests/vcam */
 #include "descriptors.h" /* tests/vcam */
 #include "profile.h"
 #include "unit_run.h"
@@ -108,9 +111,20 @@ static void teardown(void)
 	camera = NULL;
 }
 
+/* As cuse/ marshals it: the controls array of an EXT_CTRLS ioctl comes
+ * as extra, never through the argument's pointer. */
 static int ioctl_(struct node_file *f, unsigned cmd, void *arg)
 {
-	return node_ioctl(&n, f, cmd, arg, true, NULL, NULL);
+	void *extra = NULL;
+	size_t extra_len = 0;
+	if (cmd == VIDIOC_G_EXT_CTRLS || cmd == VIDIOC_S_EXT_CTRLS || cmd == VIDIOC_TRY_EXT_CTRLS) {
+		struct v4l2_ext_controls *c = arg;
+		if (c->count && c->count <= V4L2_CID_MAX_CTRLS) {
+			extra = c->controls;
+			extra_len = c->count * sizeof(struct v4l2_ext_control);
+		}
+	}
+	return node_ioctl(&n, f, cmd, arg, extra, extra_len, true, NULL, NULL);
 }
 
 START_TEST(querycap)
@@ -307,12 +321,12 @@ START_TEST(mmap_streaming_and_owner)
 	ck_assert_uint_eq(fake.started.frame_index, 1);
 	/* no frame yet: non-blocking EAGAIN, blocking parks */
 	struct v4l2_buffer buf = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
-	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, true, NULL, NULL), -EAGAIN);
-	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, false, NULL, NULL), NODE_WAIT);
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, NULL, NULL), -EAGAIN);
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), NODE_WAIT);
 	ck_assert_uint_eq(node_poll(&n, &a) & POLLIN, 0);
 	deliver_frame(0x42, 640 * 480 * 2);
 	ck_assert_uint_ne(node_poll(&n, &a) & POLLIN, 0);
-	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, false, NULL, NULL), 0);
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), 0);
 	ck_assert_uint_eq(buf.bytesused, 640 * 480 * 2);
 	ck_assert_uint_eq(buf.sequence, 0);
 	ck_assert_uint_eq(buf.field, V4L2_FIELD_NONE);
@@ -329,7 +343,7 @@ START_TEST(mmap_streaming_and_owner)
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMOFF, &type), 0);
 	ck_assert_uint_eq(fake.stops, 1);
 	/* after STREAMOFF a DQBUF does not wait */
-	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, false, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), -EINVAL);
 	/* closing the owner frees the queue for b */
 	node_release(&n, &a);
 	ck_assert_int_eq(ioctl_(&b, VIDIOC_REQBUFS, &rb), 0);
@@ -480,14 +494,464 @@ START_TEST(userptr_too_large_is_kept)
 	deliver_frame(0x55, 2000);
 	const void *data = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, true, &data, &len), -E2BIG);
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), -E2BIG);
 	ck_assert(vq_has_done(&n.queue));
 	n.max_userptr_copy = 4096;
-	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, true, &data, &len), 0);
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), 0);
 	ck_assert_uint_eq(len, 2000);
 	ck_assert_uint_eq(((const uint8_t *)data)[1999], 0x55);
 	ck_assert_uint_eq(buf.m.userptr, 0x10000);
 	node_release(&n, &a);
+}
+END_TEST
+
+/* ---- controls: the vcam's control model behind the fake camera ---- */
+
+static struct vcam_controls *vc;
+static unsigned ctrl_requests, set_curs;
+static int ctrl_fail_set; /* answer SET_CUR with this errno */
+
+/* uvc_query_ctrl's errno for the code the vcam keeps after a STALL. */
+static int vcam_errno(uint8_t code)
+{
+	switch (code) {
+	case 1: return -EBUSY;
+	case 2: return -EACCES;
+	case 3: return -EREMOTE;
+	case 4: return -ERANGE;
+	case 5: case 6: case 7: case 8: return -EINVAL;
+	default: return -EPIPE;
+	}
+}
+
+static int fake_ctrl_request(void *dev, const struct ctrls_request *r, uint8_t *data)
+{
+	(void)dev;
+	const struct uvc_entity *e = uvc_camera_find_entity(camera, r->entity);
+	ck_assert_ptr_nonnull(e);
+	enum vcam_entity ve = e->kind == UVC_ENTITY_PROCESSING_UNIT ? VCAM_ENTITY_PROCESSING
+								     : VCAM_ENTITY_CAMERA;
+	ctrl_requests++;
+	if (r->query == UVC_SET_CUR) {
+		set_curs++;
+		if (ctrl_fail_set)
+			return ctrl_fail_set;
+	}
+	int len = vcam_controls_request(vc, ve, r->query, r->selector, data, r->size);
+	if (len < 0)
+		return vcam_errno(vcam_controls_error(vc));
+	return r->query == UVC_SET_CUR ? r->size : len;
+}
+
+static const struct node_ops ctrl_ops = {
+	.probe = fake_probe,
+	.stream_on = fake_stream_on,
+	.stream_off = fake_stream_off,
+	.buffer_queued = fake_buffer_queued,
+	.ctrl_request = fake_ctrl_request,
+};
+
+/* The default profile with the vcam's own controls, GET_INFO read as the
+ * device does at start-up. */
+static void setup_controls(void)
+{
+	const struct vcam_profile *p = vcam_profile_find("default");
+	vc = vcam_controls_new(p->bcd_uvc);
+	ck_assert_ptr_nonnull(vc);
+	struct vcam_identity id = {
+		.profile = p,
+		.serial = "SN42",
+		.ct_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_CAMERA),
+		.pu_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_PROCESSING),
+		.xu_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_EXTENSION),
+		.xu_count = (uint8_t)vcam_controls_xu_count(vc),
+		.xu_guid = vcam_xu_guid,
+	};
+	uint8_t buf[4096];
+	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(uvc_parse_descriptors(buf, (size_t)len, &camera, NULL), 0);
+	memset(&fake, 0, sizeof(fake));
+	ctrl_requests = set_curs = 0;
+	ctrl_fail_set = 0;
+	struct node_identity ident = { .card = "Test Camera", .bus_info = "usb-vhci_hcd.0-1",
+				       .version = 0x060100 };
+	struct uvc_probe probe = { .format_index = 1, .frame_index = 1, .interval = 333333 };
+	ck_assert_int_eq(node_init(&n, camera, &ident, &probe, &ctrl_ops, &fake, &mem, NULL), 0);
+	struct ctrls_request r;
+	uint8_t info;
+	while (ctrls_next_info(&n.ctrls, &r)) {
+		int res = fake_ctrl_request(NULL, &r, &info);
+		ctrls_feed(&n.ctrls, &r, &info, res);
+	}
+	ck_assert_uint_gt(n.ctrls.n_maps, 20);
+}
+
+static void teardown_controls(void)
+{
+	teardown();
+	vcam_controls_free(vc);
+	vc = NULL;
+}
+
+START_TEST(ctrl_query)
+{
+	struct node_file f;
+	node_open(&n, &f);
+	/* enumeration: classes and controls by rising id, as uvcvideo */
+	struct v4l2_queryctrl qc = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+	unsigned count = 0, classes = 0;
+	uint32_t last = 0;
+	while (ioctl_(&f, VIDIOC_QUERYCTRL, &qc) == 0) {
+		ck_assert_uint_gt(qc.id, last);
+		last = qc.id;
+		count++;
+		if (qc.type == V4L2_CTRL_TYPE_CTRL_CLASS)
+			classes++;
+		qc.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	}
+	ck_assert_uint_eq(classes, 2);
+	ck_assert_uint_gt(count, 20);
+
+	memset(&qc, 0xa5, sizeof(qc));
+	qc.id = V4L2_CID_BRIGHTNESS;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYCTRL, &qc), 0);
+	ck_assert_str_eq((char *)qc.name, "Brightness");
+	ck_assert_int_eq(qc.minimum, -64);
+	ck_assert_int_eq(qc.maximum, 64);
+	ck_assert_int_eq(qc.step, 1);
+	ck_assert_int_eq(qc.default_value, 0);
+	ck_assert_uint_eq(qc.flags, 0);
+
+	struct v4l2_query_ext_ctrl qec = { .id = V4L2_CID_WHITE_BALANCE_TEMPERATURE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERY_EXT_CTRL, &qec), 0);
+	ck_assert_int_eq(qec.minimum, 2800);
+	ck_assert_int_eq(qec.maximum, 6500);
+	ck_assert_uint_eq(qec.step, 10);
+	ck_assert_int_eq(qec.default_value, 4600);
+	ck_assert_uint_eq(qec.elems, 1);
+	ck_assert_uint_eq(qec.elem_size, 4);
+
+	struct v4l2_querymenu qm = { .id = V4L2_CID_POWER_LINE_FREQUENCY, .index = 1 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYMENU, &qm), 0);
+	ck_assert_str_eq((char *)qm.name, "50 Hz");
+	qm.index = 3; /* UVC 1.1 camera: no Auto */
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYMENU, &qm), -EINVAL);
+	qm = (struct v4l2_querymenu){ .id = V4L2_CID_BRIGHTNESS, .index = 0 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYMENU, &qm), -EINVAL);
+
+	qc.id = V4L2_CID_IRIS_RELATIVE; /* not offered */
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYCTRL, &qc), -EINVAL);
+	qc.id = 0;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYCTRL, &qc), -EINVAL);
+	node_release(&n, &f);
+}
+END_TEST
+
+START_TEST(ctrl_get_set)
+{
+	struct node_file f, g;
+	node_open(&n, &f);
+	node_open(&n, &g);
+	struct v4l2_control c = { .id = V4L2_CID_BRIGHTNESS, .value = 40 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 40);
+	ck_assert_int_eq(vcam_controls_brightness(vc), 40);
+	c.value = 0;
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_G_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 40);
+	/* out of range: clamped, as uvcvideo */
+	c.value = 1000;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 64);
+	ck_assert_int_eq(vcam_controls_brightness(vc), 64);
+	/* a menu index outside the menu: refused */
+	c = (struct v4l2_control){ .id = V4L2_CID_POWER_LINE_FREQUENCY, .value = 7 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), -ERANGE);
+	/* unknown and class ids */
+	c = (struct v4l2_control){ .id = V4L2_CID_IRIS_RELATIVE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &c), -EINVAL);
+	c = (struct v4l2_control){ .id = V4L2_CID_USER_CLASS };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &c), -EACCES);
+	/* S_CTRL changes state: refused below the highest priority */
+	uint32_t p = V4L2_PRIORITY_RECORD;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_PRIORITY, &p), 0);
+	unsigned sets = set_curs;
+	c = (struct v4l2_control){ .id = V4L2_CID_BRIGHTNESS, .value = 3 };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), -EBUSY);
+	struct v4l2_ext_control x = { .id = V4L2_CID_BRIGHTNESS, .value = 3 };
+	struct v4l2_ext_controls xc = { .which = V4L2_CTRL_WHICH_CUR_VAL, .count = 1, .controls = &x };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_EXT_CTRLS, &xc), -EBUSY);
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_TRY_EXT_CTRLS, &xc), 0); /* TRY changes nothing */
+	ck_assert_uint_eq(set_curs, sets);
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_G_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 64);
+	node_release(&n, &f);
+	node_release(&n, &g);
+}
+END_TEST
+
+START_TEST(ext_ctrls_error_idx)
+{
+	struct node_file f;
+	node_open(&n, &f);
+	struct v4l2_ext_control xs[3];
+	struct v4l2_ext_controls c;
+#define RESET(which_, n_)                                                                  \
+	do {                                                                               \
+		memset(xs, 0, sizeof(xs));                                                 \
+		xs[0].id = V4L2_CID_BRIGHTNESS;                                            \
+		xs[0].value = 10;                                                          \
+		xs[1].id = V4L2_CID_CONTRAST;                                              \
+		xs[1].value = 20;                                                          \
+		xs[2].id = V4L2_CID_GAIN;                                                  \
+		xs[2].value = 30;                                                          \
+		c = (struct v4l2_ext_controls){ .which = (which_), .count = (n_),          \
+						.error_idx = 99, .controls = xs };         \
+	} while (0)
+
+	/* count 0: nothing to do, the array is not touched */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 0);
+	c.controls = NULL;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), 0);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), 0);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_EXT_CTRLS, &c), 0);
+	/* above V4L2_CID_MAX_CTRLS */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, V4L2_CID_MAX_CTRLS + 1);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), -EINVAL);
+	/* an array that did not arrive whole */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 3);
+	ck_assert_int_eq(node_ioctl(&n, &f, VIDIOC_G_EXT_CTRLS, &c, xs, sizeof(xs[0]), true, NULL,
+				    NULL),
+			 -EFAULT);
+
+	/* set three, read them back */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), 0);
+	ck_assert_uint_eq(c.error_idx, 0);
+	ck_assert_uint_eq(set_curs, 3);
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 3);
+	xs[0].value = xs[1].value = xs[2].value = -1;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), 0);
+	ck_assert_uint_eq(c.error_idx, 0);
+	ck_assert_int_eq(xs[0].value, 10);
+	ck_assert_int_eq(xs[1].value, 20);
+	ck_assert_int_eq(xs[2].value, 30);
+	/* defaults */
+	RESET(V4L2_CTRL_WHICH_DEF_VAL, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), 0);
+	ck_assert_int_eq(xs[0].value, 0);
+	ck_assert_int_eq(xs[1].value, 50);
+	ck_assert_int_eq(xs[2].value, 0);
+	ck_assert_uint_eq(c.error_idx, 3); /* uvcvideo 6.1 leaves the count */
+	/* the default value cannot be set */
+	RESET(V4L2_CTRL_WHICH_DEF_VAL, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	/* requests are not supported */
+	RESET(V4L2_CTRL_WHICH_REQUEST_VAL, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	/* a class: every control must belong to it */
+	RESET(V4L2_CTRL_CLASS_USER, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), 0);
+	RESET(V4L2_CTRL_CLASS_USER, 3);
+	xs[1].id = V4L2_CID_FOCUS_ABSOLUTE;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 1);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	RESET(V4L2_CID_PRIVATE_BASE, 1);
+	xs[0].id = V4L2_CID_PRIVATE_BASE;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), -EINVAL);
+
+	/* an unknown id: TRY names it, G and S give the count */
+	unsigned sets = set_curs;
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 3);
+	xs[1].id = V4L2_CID_IRIS_RELATIVE;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 1);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), -EINVAL);
+	ck_assert_uint_eq(c.error_idx, 3);
+	ck_assert_uint_eq(set_curs, sets);
+
+	/* a value refused while setting: TRY names it, S gives the count and
+	 * sends nothing */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 3);
+	xs[2].id = V4L2_CID_POWER_LINE_FREQUENCY;
+	xs[2].value = 9;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_EXT_CTRLS, &c), -ERANGE);
+	ck_assert_uint_eq(c.error_idx, 2);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), -ERANGE);
+	ck_assert_uint_eq(c.error_idx, 3);
+	ck_assert_uint_eq(set_curs, sets);
+
+	/* TRY clamps without sending */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 1);
+	xs[0].value = -500;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_EXT_CTRLS, &c), 0);
+	ck_assert_int_eq(xs[0].value, -64);
+	ck_assert_uint_eq(c.error_idx, 0);
+	ck_assert_uint_eq(set_curs, sets);
+
+	/* the camera refuses a SET_CUR: its error, error_idx names the
+	 * control, the value stays what it was */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 3);
+	xs[0].value = 11;
+	ctrl_fail_set = -EBUSY;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_EXT_CTRLS, &c), -EBUSY);
+	ck_assert_uint_eq(c.error_idx, 0);
+	ctrl_fail_set = 0;
+	struct v4l2_control g = { .id = V4L2_CID_BRIGHTNESS };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &g), 0);
+	ck_assert_int_eq(g.value, 10);
+
+	/* reading a class id, or a write-only/unknown: access errors */
+	RESET(V4L2_CTRL_WHICH_CUR_VAL, 2);
+	xs[1].id = V4L2_CID_CAMERA_CLASS;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_EXT_CTRLS, &c), -EACCES);
+	ck_assert_uint_eq(c.error_idx, 2);
+#undef RESET
+	node_release(&n, &f);
+}
+END_TEST
+
+START_TEST(ctrl_camera_gone)
+{
+	/* every request failing (camera unplugged): errors, no loop */
+	struct node_file f;
+	node_open(&n, &f);
+	struct node_ops broken = ctrl_ops;
+	broken.ctrl_request = NULL;
+	n.ops = &broken;
+	struct v4l2_queryctrl qc = { .id = V4L2_CID_SATURATION };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYCTRL, &qc), -EIO);
+	struct v4l2_control c = { .id = V4L2_CID_SATURATION, .value = 3 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &c), -EIO);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), -EIO);
+	n.ops = &ctrl_ops;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 3);
+	node_release(&n, &f);
+}
+END_TEST
+
+static int dq(struct node_file *f, struct v4l2_event *ev)
+{
+	memset(ev, 0xa5, sizeof(*ev));
+	return ioctl_(f, VIDIOC_DQEVENT, ev);
+}
+
+START_TEST(ctrl_events)
+{
+	struct node_file f, g;
+	node_open(&n, &f);
+	node_open(&n, &g);
+	struct v4l2_event ev;
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS,
+					       .flags = V4L2_EVENT_SUB_FL_SEND_INITIAL };
+	ck_assert_uint_eq(f.navailable, 0);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	/* a poller waiting for events does not start read() emulation */
+	ck_assert_uint_eq(node_poll(&n, &f) & POLLPRI, POLLPRI);
+	ck_assert_uint_eq(fake.starts, 0);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.type, V4L2_EVENT_CTRL);
+	ck_assert_uint_eq(ev.id, V4L2_CID_BRIGHTNESS);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE | V4L2_EVENT_CTRL_CH_FLAGS);
+	ck_assert_int_eq(ev.u.ctrl.value, 0);
+	ck_assert_uint_eq(ev.u.ctrl.type, V4L2_CTRL_TYPE_INTEGER);
+	ck_assert_int_eq(ev.u.ctrl.minimum, -64);
+	ck_assert_int_eq(ev.u.ctrl.maximum, 64);
+	ck_assert_int_eq(ev.u.ctrl.step, 1);
+	ck_assert_uint_eq(ev.sequence, 0);
+	ck_assert_uint_eq(ev.pending, 0);
+	ck_assert_uint_eq(ev.reserved[0], 0);
+	ck_assert_uint_eq(node_poll(&n, &f) & POLLPRI, 0);
+	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
+	ck_assert_int_eq(node_ioctl(&n, &f, VIDIOC_DQEVENT, &ev, NULL, 0, false, NULL, NULL), NODE_WAIT);
+	/* subscribing again sends nothing; classes send nothing; others fail */
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
+	sub.id = V4L2_CID_USER_CLASS;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
+	sub.id = V4L2_CID_IRIS_RELATIVE;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), -EINVAL);
+	sub = (struct v4l2_event_subscription){ .type = V4L2_EVENT_EOS };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), -EINVAL);
+
+	/* another file's change arrives; the changer's own only with feedback */
+	unsigned queued = n.events_queued;
+	struct v4l2_control c = { .id = V4L2_CID_BRIGHTNESS, .value = 40 };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_uint_gt(n.events_queued, queued);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_BRIGHTNESS);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE);
+	ck_assert_int_eq(ev.u.ctrl.value, 40);
+	ck_assert_uint_eq(ev.sequence, 1);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
+	sub = (struct v4l2_event_subscription){ .type = V4L2_EVENT_CTRL, .id = V4L2_CID_CONTRAST,
+						.flags = V4L2_EVENT_SUB_FL_ALLOW_FEEDBACK };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	c = (struct v4l2_control){ .id = V4L2_CID_CONTRAST, .value = 10 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	c.value = 12;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	/* one event per subscription: the newer replaces the older */
+	c = (struct v4l2_control){ .id = V4L2_CID_BRIGHTNESS, .value = 5 };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_uint_eq(f.navailable, 2);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_CONTRAST);
+	ck_assert_int_eq(ev.u.ctrl.value, 12);
+	ck_assert_uint_eq(ev.pending, 1);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_BRIGHTNESS);
+	ck_assert_int_eq(ev.u.ctrl.value, 5);
+	ck_assert_uint_eq(ev.pending, 0);
+
+	/* a master set: its slave's flags change (and reach the changer) */
+	sub = (struct v4l2_event_subscription){ .type = V4L2_EVENT_CTRL,
+						.id = V4L2_CID_WHITE_BALANCE_TEMPERATURE };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	c = (struct v4l2_control){ .id = V4L2_CID_AUTO_WHITE_BALANCE, .value = 1 };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(dq(&g, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_WHITE_BALANCE_TEMPERATURE);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE | V4L2_EVENT_CTRL_CH_FLAGS);
+	ck_assert_uint_eq(ev.u.ctrl.flags & V4L2_CTRL_FLAG_INACTIVE, V4L2_CTRL_FLAG_INACTIVE);
+	c.value = 0;
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+
+	/* unsubscribing drops the pending event; V4L2_EVENT_ALL drops all */
+	c = (struct v4l2_control){ .id = V4L2_CID_BRIGHTNESS, .value = 6 };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_uint_eq(f.navailable, 1);
+	sub = (struct v4l2_event_subscription){ .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_UNSUBSCRIBE_EVENT, &sub), 0);
+	ck_assert_uint_eq(f.navailable, 0);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_UNSUBSCRIBE_EVENT, &sub), 0);
+	sub.type = V4L2_EVENT_ALL;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_UNSUBSCRIBE_EVENT, &sub), 0);
+	ck_assert_uint_eq(f.n_subs, 0);
+	node_release(&n, &g);
+	/* a file closed: no event goes to it */
+	sub = (struct v4l2_event_subscription){ .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	c.value = 7;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	node_release(&n, &f);
+	ck_assert_ptr_null(n.files);
 }
 END_TEST
 
@@ -508,5 +972,13 @@ int main(void)
 	tcase_add_test(tc, streamon_failure_keeps_buffers);
 	tcase_add_test(tc, userptr_too_large_is_kept);
 	suite_add_tcase(s, tc);
+	TCase *tcc = tcase_create("controls");
+	tcase_add_checked_fixture(tcc, setup_controls, teardown_controls);
+	tcase_add_test(tcc, ctrl_query);
+	tcase_add_test(tcc, ctrl_get_set);
+	tcase_add_test(tcc, ext_ctrls_error_idx);
+	tcase_add_test(tcc, ctrl_camera_gone);
+	tcase_add_test(tcc, ctrl_events);
+	suite_add_tcase(s, tcc);
 	return unit_run(s);
 }
