@@ -13,6 +13,7 @@
 #include <linux/usb/video.h>
 #include <linux/version.h>
 
+#include "bufshare.h"
 #include "cuse/cuse.h"
 #include "log.h"
 #include "loop.h"
@@ -46,6 +47,7 @@ struct device {
 	struct loop *loop;
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
+	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
 	struct node node;
 	struct uvc_assembler assembler;
 	struct vq_buffer *given; /* the buffer the assembler writes to */
@@ -95,6 +97,22 @@ static void mem_release(void *data, struct vq_buffer *b)
 }
 
 static const struct vq_mem_ops mem_ops = { .alloc = mem_alloc, .release = mem_release };
+
+/* The preload library's mmap (bufshare): the memfd of the MMAP buffer at
+ * offset, for the queue's owner only. */
+static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = file;
+	struct vq_buffer *b;
+	if (dev->node.queue.owner != &df->nf)
+		return -EACCES;
+	int err = vq_mmap_find(&dev->node.queue, offset, length, &b);
+	if (err < 0)
+		return err;
+	*memfd = (int)(intptr_t)b->mem_priv;
+	return 0;
+}
 
 /* --- frames ------------------------------------------------------------ */
 
@@ -329,6 +347,8 @@ static void op_release(void *ctx, void *data)
 		cuse_reply_error(p->req, EINTR);
 		free(p);
 	}
+	if (dev->bufshare)
+		bufshare_forget(dev->bufshare, df);
 	node_release(&dev->node, &df->nf);
 	for (struct dev_file **pp = &dev->files; *pp; pp = &(*pp)->next) {
 		if (*pp == df) {
@@ -347,6 +367,13 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
+	if (cmd == UVCUSE_IOC_HELLO) {
+		int r = dev->bufshare ? bufshare_hello(dev->bufshare, df, cuse_req_pid(req),
+						       cuse_req_uid(req), arg)
+				      : -ENOTTY;
+		cuse_reply_ioctl(req, r, arg);
+		return;
+	}
 	const void *out = NULL;
 	size_t out_len = 0;
 	unsigned events = dev->node.events_queued;
@@ -554,6 +581,9 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		free(dev);
 		return res;
 	}
+	/* Without the socket the node still serves read() and USERPTR. */
+	if (bufshare_new(loop, NULL, cfg->name, buf_lookup, dev, &dev->bufshare) < 0)
+		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
 	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,
 		 id->bus_info, cfg->name);
 	*out = dev;
@@ -565,6 +595,7 @@ void device_free(struct device *dev)
 	if (!dev)
 		return;
 	cuse_server_free(dev->cuse);
+	bufshare_free(dev->bufshare);
 	while (dev->files) {
 		struct dev_file *df = dev->files;
 		dev->files = df->next;

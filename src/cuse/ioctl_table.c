@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "uvcuse/uvcuse.h"
+
 /* uvcvideo's limit for a mapping's menu (drivers/media/usb/uvc/uvcvideo.h,
  * not in the uapi): UVCIOC_CTRL_MAP answers EINVAL above it. */
 #define UVC_MAX_CONTROL_MENU_ENTRIES 32
@@ -104,8 +106,9 @@ static const struct cuse_ioctl_desc table[] = {
 	IOCTL(VIDIOC_LOG_STATUS, 0, NULL),
 	IOCTL(UVCIOC_CTRL_MAP, 0, ctrl_map_regions),
 	IOCTL(UVCIOC_CTRL_QUERY, 0, ctrl_query_regions),
-	/* Private ioctls of include/uvcuse/ (the preload library's shared
-	 * buffer handover) are added here by a later issue. */
+	/* Private: the preload library's proof that it holds this file open
+	 * (include/uvcuse/uvcuse.h); device.c answers it, else ENOTTY. */
+	IOCTL(UVCUSE_IOC_HELLO, 0, NULL),
 };
 
 const struct cuse_ioctl_desc *cuse_ioctl_find(unsigned int cmd)

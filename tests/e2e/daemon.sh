@@ -112,6 +112,12 @@ for spec in "YUYV 640x480" "MJPG 1920x1080"; do
 	rm -f "$WORK/read-$1"
 done
 
+step "MMAP through the preload library: uvcuse-run v4l2-ctl --stream-mmap, 60 frames"
+"$BUILD/src/preload/uvcuse-run" v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
+	--stream-mmap --stream-count=60 --stream-to="$WORK/mmap.yuyv" 2>"$WORK/mmap.log" ||
+	{ cat "$WORK/mmap.log"; fail "uvcuse-run v4l2-ctl --stream-mmap"; }
+framecheck "$WORK/mmap.yuyv" YUYV 640x480 --min-frames 60 | grep -E '^(frames (seen|intact|missing)|verdict)'
+
 step "GStreamer v4l2src io-mode=rw, 60 frames"
 gst-launch-1.0 -q v4l2src device="$NODE" io-mode=rw num-buffers=60 \
 	! video/x-raw,format=YUY2,width=640,height=480,framerate=30/1 \

@@ -1,0 +1,56 @@
+/* The private ABI between the uvcuse daemon and its preload library
+ * (libuvcuse-preload.so, src/preload/).
+ *
+ * Linux CUSE cannot mmap, so the library maps the daemon's buffer memory
+ * itself: it proves it holds the node open with UVCUSE_IOC_HELLO (answered
+ * only by uvcuse, on that open file), then asks the daemon's buffer socket
+ * for the memfd behind a QUERYBUF offset:
+ *
+ *   ioctl(node, UVCUSE_IOC_HELLO, &hello)     -> magic, version, token, socket
+ *   connect(hello.socket_path) (SOCK_SEQPACKET)
+ *   send(struct uvcuse_buf_request)           token + m.offset + length
+ *   recvmsg(struct uvcuse_buf_reply)          status + the memfd (SCM_RIGHTS)
+ *   mmap(memfd, offset 0)
+ *
+ * A token is random, valid once, and bound to the open file it was issued
+ * on and to the caller's process and user: the daemon serves a request only
+ * when SO_PEERCRED of the connection shows that process (its thread group)
+ * and user. One request per connection. All fields in host byte order. */
+#ifndef UVCUSE_UVCUSE_H
+#define UVCUSE_UVCUSE_H
+
+#include <linux/ioctl.h>
+#include <stdint.h>
+
+#define UVCUSE_MAGIC 0x75637573u /* "sucu": "ucus" in memory on little endian */
+#define UVCUSE_ABI_VERSION 1u
+#define UVCUSE_TOKEN_LEN 16
+#define UVCUSE_SOCKET_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
+
+struct uvcuse_hello {
+	uint32_t magic;        /* UVCUSE_MAGIC */
+	uint32_t abi_version;  /* UVCUSE_ABI_VERSION */
+	uint8_t token[UVCUSE_TOKEN_LEN];
+	char socket_path[UVCUSE_SOCKET_PATH_MAX]; /* NUL-terminated */
+};
+
+/* 'u' 0x01: 'u' 0x20-0x3f is uvcvideo's, 0x40-0x4f udmabuf's; 0x00-0x1f
+ * belonged to the long-gone smbfs. The size and direction are part of the
+ * number too, so no V4L2/UVC driver answers it: ENOTTY elsewhere. */
+#define UVCUSE_IOC_HELLO _IOR('u', 0x01, struct uvcuse_hello)
+
+struct uvcuse_buf_request {
+	uint32_t magic;        /* UVCUSE_MAGIC */
+	uint32_t abi_version;  /* UVCUSE_ABI_VERSION */
+	uint8_t token[UVCUSE_TOKEN_LEN];
+	uint64_t offset;       /* QUERYBUF's m.offset (the mmap offset) */
+	uint64_t length;       /* the mmap length */
+};
+
+struct uvcuse_buf_reply {
+	uint32_t magic;        /* UVCUSE_MAGIC */
+	int32_t status;        /* 0: a memfd comes with this message; -errno */
+	uint64_t size;         /* the buffer's size (the memfd's, >= length) */
+};
+
+#endif

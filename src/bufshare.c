@@ -1,0 +1,422 @@
+/* The buffer socket and its token registry (see bufshare.h). */
+#include "bufshare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "loop.h"
+
+struct token {
+	void *file;
+	pid_t tgid;
+	uid_t uid;
+	uint64_t serial; /* issue order: the oldest goes first */
+	uint8_t bytes[UVCUSE_TOKEN_LEN];
+};
+
+struct conn {
+	struct bufshare *bs;
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	uint64_t serial;
+};
+
+struct bufshare {
+	struct loop *loop;
+	int fd;
+	char path[UVCUSE_SOCKET_PATH_MAX];
+	bufshare_lookup_cb lookup;
+	void *ctx;
+	struct token *tokens;
+	size_t n_tokens, cap_tokens;
+	uint64_t serial;
+	struct conn *conns[BUFSHARE_MAX_CONNS];
+	time_t refusal_second; /* refusal lines: at most a few a second */
+	unsigned refusals;
+};
+
+/* Whether a refusal may be logged: a local client hammering the socket
+ * must not flood the log. */
+static bool refusal_log_ok(struct bufshare *bs)
+{
+	time_t now = time(NULL);
+	if (now != bs->refusal_second) {
+		bs->refusal_second = now;
+		bs->refusals = 0;
+	}
+	return ++bs->refusals <= 5;
+}
+
+/* --- tokens -------------------------------------------------------------- */
+
+pid_t bufshare_tgid(pid_t tid)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (tid <= 0)
+		return -ESRCH;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	pid_t tgid = -ESRCH;
+	while (fgets(line, sizeof(line), f)) {
+		int v;
+		if (sscanf(line, "Tgid: %d", &v) == 1) {
+			tgid = v;
+			break;
+		}
+	}
+	fclose(f);
+	return tgid;
+}
+
+static void token_drop(struct bufshare *bs, size_t i)
+{
+	bs->tokens[i] = bs->tokens[--bs->n_tokens];
+}
+
+int bufshare_hello(struct bufshare *bs, void *file, pid_t pid, uid_t uid,
+		   struct uvcuse_hello *out)
+{
+	/* The caller is blocked in this ioctl, so its thread id names it
+	 * now; SO_PEERCRED will show its thread group. */
+	pid_t tgid = bufshare_tgid(pid);
+	if (tgid < 0)
+		return tgid;
+	struct token t = { .file = file, .tgid = tgid, .uid = uid, .serial = ++bs->serial };
+	if (getrandom(t.bytes, sizeof(t.bytes), 0) != (ssize_t)sizeof(t.bytes))
+		return -EAGAIN;
+	/* Bounded per file: an app looping on HELLO cannot grow the daemon. */
+	size_t count = 0, oldest = 0;
+	for (size_t i = 0; i < bs->n_tokens; i++) {
+		if (bs->tokens[i].file != file)
+			continue;
+		if (!count++ || bs->tokens[i].serial < bs->tokens[oldest].serial)
+			oldest = i;
+	}
+	if (count >= BUFSHARE_TOKENS_PER_FILE)
+		token_drop(bs, oldest);
+	if (bs->n_tokens == bs->cap_tokens) {
+		size_t cap = bs->cap_tokens ? bs->cap_tokens * 2 : 16;
+		struct token *n = realloc(bs->tokens, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		bs->tokens = n;
+		bs->cap_tokens = cap;
+	}
+	bs->tokens[bs->n_tokens++] = t;
+	memset(out, 0, sizeof(*out));
+	out->magic = UVCUSE_MAGIC;
+	out->abi_version = UVCUSE_ABI_VERSION;
+	memcpy(out->token, t.bytes, sizeof(t.bytes));
+	memcpy(out->socket_path, bs->path, sizeof(out->socket_path));
+	return 0;
+}
+
+void bufshare_forget(struct bufshare *bs, void *file)
+{
+	for (size_t i = 0; i < bs->n_tokens;) {
+		if (bs->tokens[i].file == file)
+			token_drop(bs, i);
+		else
+			i++;
+	}
+}
+
+size_t bufshare_tokens(const struct bufshare *bs)
+{
+	return bs->n_tokens;
+}
+
+/* Constant time: the comparison tells nothing about how close a guess was. */
+static bool token_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+	for (size_t i = 0; i < UVCUSE_TOKEN_LEN; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+int bufshare_parse_request(const void *msg, size_t len, struct uvcuse_buf_request *req)
+{
+	if (len != sizeof(*req))
+		return -EPROTO;
+	memcpy(req, msg, sizeof(*req));
+	if (req->magic != UVCUSE_MAGIC || req->abi_version != UVCUSE_ABI_VERSION)
+		return -EPROTO;
+	return 0;
+}
+
+int bufshare_authorize(struct bufshare *bs, const struct uvcuse_buf_request *req, pid_t peer_pid,
+		       uid_t peer_uid, void **file)
+{
+	for (size_t i = 0; i < bs->n_tokens; i++) {
+		struct token t = bs->tokens[i];
+		if (!token_equal(t.bytes, req->token))
+			continue;
+		token_drop(bs, i); /* one use, whatever the outcome */
+		if (t.tgid != peer_pid || t.uid != peer_uid) {
+			if (refusal_log_ok(bs))
+				log_warn("buffer socket: refused pid %d uid %u: token issued to pid %d uid %u",
+					 (int)peer_pid, (unsigned)peer_uid, (int)t.tgid,
+					 (unsigned)t.uid);
+			return -EACCES;
+		}
+		*file = t.file;
+		return 0;
+	}
+	if (refusal_log_ok(bs))
+		log_warn("buffer socket: refused pid %d uid %u: unknown token", (int)peer_pid,
+			 (unsigned)peer_uid);
+	return -EACCES;
+}
+
+/* --- connections ------------------------------------------------------- */
+
+static void conn_close(struct conn *c)
+{
+	struct bufshare *bs = c->bs;
+	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++)
+		if (bs->conns[i] == c)
+			bs->conns[i] = NULL;
+	if (bs->loop)
+		loop_remove(bs->loop, c->fd);
+	close(c->fd);
+	free(c);
+}
+
+static void send_reply(struct conn *c, int status, int memfd, uint64_t size)
+{
+	struct uvcuse_buf_reply r = { .magic = UVCUSE_MAGIC, .status = status, .size = size };
+	struct iovec iov = { &r, sizeof(r) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (status == 0) {
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+	}
+	/* A fresh SEQPACKET connection has room for one small message; a
+	 * client that went away costs nothing (no SIGPIPE). */
+	if (sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("buffer socket: reply to pid %d lost: %s", (int)c->pid, strerror(errno));
+}
+
+static int serve(struct conn *c, const struct uvcuse_buf_request *req, int *memfd,
+		 uint64_t *size)
+{
+	struct bufshare *bs = c->bs;
+	void *file;
+	int err = bufshare_authorize(bs, req, c->pid, c->uid, &file);
+	if (err < 0)
+		return err;
+	err = bs->lookup(bs->ctx, file, req->offset, req->length, memfd);
+	if (err < 0)
+		return err;
+	/* The app gets a writable fd: seal the size so it cannot shrink the
+	 * memory under the daemon's writes (SIGBUS). Idempotent. */
+	if (fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		log_warn("buffer socket: cannot seal buffer memory: %s", strerror(errno));
+		return -EIO;
+	}
+	struct stat st;
+	if (fstat(*memfd, &st) < 0)
+		return -EIO;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+static void on_conn(void *data, uint32_t events)
+{
+	struct conn *c = data;
+	(void)events;
+	union {
+		struct uvcuse_buf_request req;
+		char buf[sizeof(struct uvcuse_buf_request) + 1]; /* + 1: detects longer */
+	} msg;
+	ssize_t n = recv(c->fd, msg.buf, sizeof(msg.buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_close(c);
+		return;
+	}
+	struct uvcuse_buf_request req;
+	int memfd = -1;
+	uint64_t size = 0;
+	int status = bufshare_parse_request(msg.buf, (size_t)n, &req);
+	if (status < 0)
+		log_warn("buffer socket: malformed request from pid %d", (int)c->pid);
+	else
+		status = serve(c, &req, &memfd, &size);
+	send_reply(c, status, memfd, size);
+	conn_close(c); /* one request per connection */
+}
+
+static void on_listen(void *data, uint32_t events)
+{
+	struct bufshare *bs = data;
+	(void)events;
+	for (;;) {
+		int fd = accept4(bs->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				log_warn("buffer socket: accept: %s", strerror(errno));
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		struct conn *c = calloc(1, sizeof(*c));
+		if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+		    loop_add(bs->loop, fd, EPOLLIN, on_conn, c) < 0) {
+			free(c);
+			close(fd);
+			continue;
+		}
+		*c = (struct conn){ .bs = bs, .fd = fd, .pid = cred.pid, .uid = cred.uid,
+				    .serial = ++bs->serial };
+		/* Bounded: a client that connects and never asks loses its slot
+		 * to newer ones rather than growing the daemon. */
+		size_t slot = 0;
+		for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++) {
+			if (!bs->conns[i]) {
+				slot = i;
+				break;
+			}
+			if (bs->conns[i]->serial < bs->conns[slot]->serial)
+				slot = i;
+		}
+		if (bs->conns[slot])
+			conn_close(bs->conns[slot]);
+		bs->conns[slot] = c;
+	}
+}
+
+/* --- set-up ------------------------------------------------------------ */
+
+/* The socket's directory: a real directory, ours, writable by nobody else
+ * (else someone could swap the socket for theirs). */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+	if (lstat(dir, &st) < 0) {
+		if (errno != ENOENT || mkdir(dir, 0711) < 0 || lstat(dir, &st) < 0)
+			return -errno;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
+		 bufshare_lookup_cb lookup, void *ctx, struct bufshare **out)
+{
+	char dir[UVCUSE_SOCKET_PATH_MAX], user_dir[UVCUSE_SOCKET_PATH_MAX];
+	if (!runtime_dir) {
+		/* systemd may list several, separated by ':'; the first is ours.
+		 * A daemon run by a user (not root) uses that user's runtime
+		 * directory. */
+		const char *env = getenv("RUNTIME_DIRECTORY"), *xdg = getenv("XDG_RUNTIME_DIR");
+		if (env && *env)
+			runtime_dir = env;
+		else if (geteuid() != 0 && xdg && *xdg &&
+			 (size_t)snprintf(user_dir, sizeof(user_dir), "%s/uvcuse", xdg) <
+				 sizeof(user_dir))
+			runtime_dir = user_dir;
+		else
+			runtime_dir = "/run/uvcuse";
+	}
+	size_t dlen = strcspn(runtime_dir, ":");
+	if (dlen >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, runtime_dir, dlen);
+	dir[dlen] = 0;
+
+	struct bufshare *bs = calloc(1, sizeof(*bs));
+	if (!bs)
+		return -ENOMEM;
+	bs->loop = loop;
+	bs->lookup = lookup;
+	bs->ctx = ctx;
+	bs->fd = -1;
+	int err;
+	if ((size_t)snprintf(bs->path, sizeof(bs->path), "%s/%s.sock", dir, name) >=
+	    sizeof(bs->path)) {
+		err = -ENAMETOOLONG;
+		goto fail;
+	}
+	err = check_dir(dir);
+	if (err < 0) {
+		log_error("buffer socket: %s: %s", dir,
+			  err == -EPERM ? "not a directory of ours closed to others" : strerror(-err));
+		goto fail;
+	}
+	bs->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	memcpy(sa.sun_path, bs->path, sizeof(bs->path));
+	if (bs->fd < 0 || (unlink(bs->path) < 0 && errno != ENOENT) ||
+	    bind(bs->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    /* Anyone may connect: who may open the node is udev's call, and
+	     * the token + SO_PEERCRED decide who gets memory. */
+	    chmod(bs->path, 0666) < 0 || listen(bs->fd, 16) < 0 ||
+	    (loop && (err = loop_add(loop, bs->fd, EPOLLIN, on_listen, bs)) < 0)) {
+		err = err < 0 ? err : -errno;
+		log_error("buffer socket: %s: %s", bs->path, strerror(-err));
+		unlink(bs->path);
+		goto fail;
+	}
+	*out = bs;
+	return 0;
+fail:
+	if (bs->fd >= 0)
+		close(bs->fd);
+	free(bs);
+	return err;
+}
+
+void bufshare_free(struct bufshare *bs)
+{
+	if (!bs)
+		return;
+	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++)
+		if (bs->conns[i])
+			conn_close(bs->conns[i]);
+	if (bs->loop)
+		loop_remove(bs->loop, bs->fd);
+	close(bs->fd);
+	unlink(bs->path);
+	free(bs->tokens);
+	free(bs);
+}
+
+const char *bufshare_path(const struct bufshare *bs)
+{
+	return bs->path;
+}
+
+int bufshare_fd(const struct bufshare *bs)
+{
+	return bs->fd;
+}

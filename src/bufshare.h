@@ -1,0 +1,75 @@
+/* The buffer socket: hands the memfd behind a QUERYBUF offset to the
+ * preload library (src/preload/), which maps it where the kernel would
+ * have (CUSE has no mmap). Protocol: include/uvcuse/uvcuse.h.
+ *
+ * Who gets memory: UVCUSE_IOC_HELLO on an open file of the node issues a
+ * one-time random token bound to that file, the calling process (its
+ * thread group) and user (bufshare_hello()). A socket request is served
+ * only when the token is known, SO_PEERCRED shows that process and user,
+ * and the owner's lookup callback gives memory for that file and offset.
+ * So a process must hold the node open to get anything, and gets only what
+ * its own open file may map. The socket (RUNTIME_DIR/NAME.sock) is served
+ * from the daemon's loop. */
+#ifndef UVCUSE_BUFSHARE_H
+#define UVCUSE_BUFSHARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uvcuse/uvcuse.h"
+
+struct loop;
+struct bufshare;
+
+/* The memory that 'file' may map at offset, length bytes (mmap's checks,
+ * e.g. vq_mmap_find() and the queue's owner): sets *memfd (still owned by
+ * the caller; bufshare sends a duplicate) and returns 0, or -errno
+ * (-EINVAL, -EACCES...), which the client gets as its mmap's errno. */
+typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64_t length,
+				  int *memfd);
+
+/* Tokens a file may hold unused; the oldest is dropped beyond. */
+#define BUFSHARE_TOKENS_PER_FILE 8
+/* Connections waiting for their request; the oldest is dropped beyond. */
+#define BUFSHARE_MAX_CONNS 32
+
+/* Listens on RUNTIME_DIR/NAME.sock. runtime_dir NULL: $RUNTIME_DIRECTORY
+ * (systemd's RuntimeDirectory=), else /run/uvcuse for root and
+ * $XDG_RUNTIME_DIR/uvcuse for other users (created 0711). The
+ * directory must be ours and writable by nobody else (-EPERM otherwise).
+ * Connections are served from loop's callbacks. Returns 0 or -errno
+ * (-ENAMETOOLONG, -EACCES...), logged. */
+int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
+		 bufshare_lookup_cb lookup, void *ctx, struct bufshare **out);
+/* Stops listening, removes the socket, forgets every token. */
+void bufshare_free(struct bufshare *bs);
+const char *bufshare_path(const struct bufshare *bs);
+/* The listening socket (for tests that run the loop themselves). */
+int bufshare_fd(const struct bufshare *bs);
+
+/* UVCUSE_IOC_HELLO from pid (cuse_req_pid: a thread id) and uid on file:
+ * fills *out with a new token for it. Returns 0 or -errno (-ESRCH: the
+ * caller vanished, -ENOMEM). */
+int bufshare_hello(struct bufshare *bs, void *file, pid_t pid, uid_t uid,
+		   struct uvcuse_hello *out);
+/* file was released: its tokens die. */
+void bufshare_forget(struct bufshare *bs, void *file);
+
+/* --- the pure parts, for the unit suite -------------------------------- */
+
+/* Checks one received request message: -EPROTO when the size, magic or
+ * version is wrong. */
+int bufshare_parse_request(const void *msg, size_t len, struct uvcuse_buf_request *req);
+/* The decision for a request from a connection whose SO_PEERCRED is
+ * peer_pid/peer_uid: the token is consumed (known or not, used or refused)
+ * and its file is set in *file. -EACCES (unknown token, other process or
+ * user), the reason logged (at most 5 lines a second). */
+int bufshare_authorize(struct bufshare *bs, const struct uvcuse_buf_request *req, pid_t peer_pid,
+		       uid_t peer_uid, void **file);
+/* The process (thread group) of thread tid, from /proc; -errno. */
+pid_t bufshare_tgid(pid_t tid);
+/* Unused tokens held now (for tests). */
+size_t bufshare_tokens(const struct bufshare *bs);
+
+#endif

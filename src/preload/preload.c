@@ -1,0 +1,250 @@
+/* libuvcuse-preload.so: mmap for uvcuse's CUSE nodes (CUSE has no mmap).
+ *
+ * mmap of a uvcuse node's fd asks the daemon for the buffer's memfd
+ * (include/uvcuse/uvcuse.h: UVCUSE_IOC_HELLO on the fd, then the buffer
+ * socket) and maps that instead. Everything else goes to libc at once.
+ *
+ * Safe in every process (/etc/ld.so.preload): no constructor; anonymous
+ * and regular-file mappings cost one test and an indirect call; only a
+ * mapping of a character device looks further (fstat, then a per-fd cache
+ * of "not uvcuse" verdicts, lock-free). errno is left as libc leaves it. */
+/* meson's -D_FILE_OFFSET_BITS=64 makes glibc rename mmap to mmap64 in its
+ * headers; we define both names ourselves (off_t is 64-bit on x86_64). */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "uvcuse/uvcuse.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_fn)(void *, size_t);
+typedef long (*syscall_fn)(long, ...);
+
+/* The next definitions (libc's), found on first use. Racing threads store
+ * the same value, so relaxed atomics suffice; dlsym does not call mmap
+ * through us (glibc's malloc uses its internal __mmap). */
+static _Atomic(mmap_fn) next_mmap_p;
+static _Atomic(munmap_fn) next_munmap_p;
+static _Atomic(syscall_fn) next_syscall_p;
+
+#define NEXT(var, type, name)                                                 \
+	static inline type var##_get(void)                                    \
+	{                                                                     \
+		type f = atomic_load_explicit(&var##_p, memory_order_relaxed); \
+		if (__builtin_expect(!f, 0)) {                                \
+			int saved = errno;                                    \
+			f = (type)dlsym(RTLD_NEXT, name);                     \
+			errno = saved;                                        \
+			atomic_store_explicit(&var##_p, f, memory_order_relaxed); \
+		}                                                             \
+		return f;                                                     \
+	}
+NEXT(next_mmap, mmap_fn, "mmap")
+NEXT(next_munmap, munmap_fn, "munmap")
+NEXT(next_syscall, syscall_fn, "syscall")
+
+/* --- the per-fd cache of "not a uvcuse node" --------------------------------
+ * Keyed by fd and the file's identity (st_dev, st_ino, st_rdev), so a reused
+ * fd number (close/open, dup2 over it, a child's different fd table after
+ * exec...) misses; a forked child inherits both the fds and a cache that is
+ * right for them. Only negative answers are kept: a uvcuse node is asked for
+ * a token on every mapping anyway. Each slot is a seqlock: a reader that
+ * sees a write in progress treats it as a miss; writers that race skip. */
+#define CACHE_FDS 1024
+
+struct slot {
+	atomic_uint seq; /* odd while written */
+	_Atomic(uint64_t) dev, ino, rdev;
+};
+static struct slot cache[CACHE_FDS];
+
+static bool cache_not_ours(int fd, const struct stat *st)
+{
+	if (fd >= CACHE_FDS)
+		return false;
+	struct slot *s = &cache[fd];
+	unsigned seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+	if (!seq || (seq & 1))
+		return false;
+	bool hit = atomic_load_explicit(&s->dev, memory_order_relaxed) == (uint64_t)st->st_dev &&
+		   atomic_load_explicit(&s->ino, memory_order_relaxed) == (uint64_t)st->st_ino &&
+		   atomic_load_explicit(&s->rdev, memory_order_relaxed) == (uint64_t)st->st_rdev;
+	atomic_thread_fence(memory_order_acquire);
+	return hit && atomic_load_explicit(&s->seq, memory_order_relaxed) == seq;
+}
+
+static void cache_set_not_ours(int fd, const struct stat *st)
+{
+	if (fd >= CACHE_FDS)
+		return;
+	struct slot *s = &cache[fd];
+	unsigned seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	if ((seq & 1) || !atomic_compare_exchange_strong(&s->seq, &seq, seq + 1))
+		return;
+	atomic_store_explicit(&s->dev, (uint64_t)st->st_dev, memory_order_relaxed);
+	atomic_store_explicit(&s->ino, (uint64_t)st->st_ino, memory_order_relaxed);
+	atomic_store_explicit(&s->rdev, (uint64_t)st->st_rdev, memory_order_relaxed);
+	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
+}
+
+/* --- asking the daemon ------------------------------------------------- */
+
+/* The memfd of the buffer at offset (length bytes) of uvcuse node fd, or
+ * -errno. *ours tells whether fd is a uvcuse node at all. */
+static int fetch_memfd(int fd, uint64_t offset, uint64_t length, bool *ours)
+{
+	struct uvcuse_hello h;
+	memset(&h, 0, sizeof(h));
+	*ours = false;
+	if (ioctl(fd, UVCUSE_IOC_HELLO, &h) < 0)
+		return -errno;
+	if (h.magic != UVCUSE_MAGIC)
+		return -ENOTTY;
+	*ours = true;
+	if (h.abi_version != UVCUSE_ABI_VERSION)
+		return -EPROTO; /* daemon and library from different releases */
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	h.socket_path[sizeof(h.socket_path) - 1] = 0;
+	memcpy(sa.sun_path, h.socket_path, sizeof(sa.sun_path));
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	struct uvcuse_buf_request req = { .magic = UVCUSE_MAGIC, .abi_version = UVCUSE_ABI_VERSION,
+					  .offset = offset, .length = length };
+	memcpy(req.token, h.token, sizeof(req.token));
+	struct uvcuse_buf_reply rep;
+	struct iovec iov = { &rep, sizeof(rep) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	int err = 0, memfd = -1;
+	ssize_t n;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    send(s, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		err = -errno;
+		goto out;
+	}
+	do
+		n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(rep) || rep.magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
+		err = -EPROTO;
+	else if (rep.status < 0)
+		err = rep.status;
+	else if (memfd < 0 || rep.size < length)
+		err = -EPROTO;
+	if (err < 0 && memfd >= 0)
+		close(memfd);
+out:
+	close(s);
+	return err < 0 ? err : memfd;
+}
+
+/* mmap of a character device: a uvcuse node's buffer, or libc's answer.
+ * Returns NULL when fd is not a uvcuse node (the caller asks libc). */
+static void *node_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off,
+		       bool *handled)
+{
+	struct stat st;
+	*handled = false;
+	int saved = errno;
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || cache_not_ours(fd, &st)) {
+		errno = saved;
+		return NULL;
+	}
+	bool ours;
+	int memfd = fetch_memfd(fd, (uint64_t)off, len, &ours);
+	if (!ours) {
+		/* ENOTTY: a driver that does not know the ioctl: never ours.
+		 * Other errors (EINTR...) may pass: ask again next time. */
+		if (memfd == -ENOTTY || memfd == -EINVAL)
+			cache_set_not_ours(fd, &st);
+		errno = saved;
+		return NULL;
+	}
+	*handled = true;
+	/* vb2_mmap: buffers are shared memory (VM_SHARED required). */
+	if (!(flags & MAP_SHARED)) {
+		if (memfd >= 0)
+			close(memfd);
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (memfd < 0) {
+		errno = -memfd;
+		return MAP_FAILED;
+	}
+	/* The memfd holds just this buffer: its offset 0 is the cookie's. */
+	void *p = next_mmap_get()(addr, len, prot, flags, memfd, 0);
+	int e = errno;
+	close(memfd);
+	errno = p == MAP_FAILED ? e : saved;
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (!(flags & MAP_ANONYMOUS) && fd >= 0) {
+		bool handled;
+		void *p = node_mmap(addr, len, prot, flags, fd, off, &handled);
+		if (handled)
+			return p;
+	}
+	return next_mmap_get()(addr, len, prot, flags, fd, off);
+}
+
+/* x86_64 glibc: mmap64 is mmap (off_t is 64-bit). */
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+/* A buffer mapping is an ordinary memfd mapping: munmap needs no help yet.
+ * Interposed so the mapping count (QUERYBUF's V4L2_BUF_FLAG_MAPPED) can be
+ * reported to the daemon later without changing the ABI of this library. */
+EXPORT int munmap(void *addr, size_t len)
+{
+	return next_munmap_get()(addr, len);
+}
+
+/* libv4l2 maps driver buffers with syscall(SYS_mmap, ...), not mmap().
+ * Like glibc's syscall(), this takes six arguments whatever the number
+ * needs: the unused ones are register (or stack) garbage nobody reads. */
+EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_mmap)
+		return (long)mmap((void *)a1, (size_t)a2, (int)a3, (int)a4, (int)a5, (off_t)a6);
+	if (nr == SYS_munmap)
+		return munmap((void *)a1, (size_t)a2);
+	return next_syscall_get()(nr, a1, a2, a3, a4, a5, a6);
+}

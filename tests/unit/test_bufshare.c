@@ -1,0 +1,383 @@
+/* The buffer socket (src/bufshare.c): request checks, the token registry
+ * and its permission decisions, and the socket served from a real loop
+ * handing over a sealed memfd. */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bufshare.h"
+#include "log.h"
+#include "loop.h"
+#include "unit_run.h"
+
+#define BUF_SIZE (3 * 4096)
+#define COOKIE 0x2000
+
+static char dir[64];
+static struct loop *loop;
+static struct bufshare *bs;
+static int memfd = -1;
+static int file_a, file_b; /* two "open files": only A owns the buffer */
+static int lookups;
+
+static int lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *fd)
+{
+	ck_assert_ptr_eq(ctx, &lookups);
+	lookups++;
+	if (file != &file_a)
+		return -EACCES;
+	if (offset != COOKIE || length > BUF_SIZE)
+		return -EINVAL;
+	*fd = memfd;
+	return 0;
+}
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/test_bufshare.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	chmod(dir, 0700);
+	ck_assert_int_eq(loop_new(&loop), 0);
+	ck_assert_int_eq(bufshare_new(loop, dir, "video99", lookup, &lookups, &bs), 0);
+	memfd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(memfd, 0);
+	ck_assert_int_eq(ftruncate(memfd, BUF_SIZE), 0);
+	uint8_t *p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	for (size_t i = 0; i < BUF_SIZE; i++)
+		p[i] = (uint8_t)(i * 13 + 7);
+	munmap(p, BUF_SIZE);
+	lookups = 0;
+}
+
+static void teardown(void)
+{
+	bufshare_free(bs);
+	loop_free(loop);
+	close(memfd);
+	rmdir(dir);
+}
+
+static struct uvcuse_buf_request request(const struct uvcuse_hello *h, uint64_t offset,
+					 uint64_t length)
+{
+	struct uvcuse_buf_request r = { .magic = UVCUSE_MAGIC, .abi_version = UVCUSE_ABI_VERSION,
+					.offset = offset, .length = length };
+	memcpy(r.token, h->token, sizeof(r.token));
+	return r;
+}
+
+START_TEST(parse_request)
+{
+	struct uvcuse_hello h = { 0 };
+	struct uvcuse_buf_request r = request(&h, 1, 2), out;
+	ck_assert_int_eq(bufshare_parse_request(&r, sizeof(r), &out), 0);
+	ck_assert_uint_eq(out.offset, 1);
+	ck_assert_uint_eq(out.length, 2);
+	ck_assert_int_eq(bufshare_parse_request(&r, sizeof(r) - 1, &out), -EPROTO);
+	ck_assert_int_eq(bufshare_parse_request(&r, 0, &out), -EPROTO);
+	r.magic ^= 1;
+	ck_assert_int_eq(bufshare_parse_request(&r, sizeof(r), &out), -EPROTO);
+	r.magic ^= 1;
+	r.abi_version = UVCUSE_ABI_VERSION + 1;
+	ck_assert_int_eq(bufshare_parse_request(&r, sizeof(r), &out), -EPROTO);
+}
+END_TEST
+
+/* A thread that tells its id and stays alive until told to end. */
+static _Atomic pid_t thread_id;
+static int thread_pipe[2];
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&thread_id, (pid_t)syscall(SYS_gettid));
+	char c;
+	ck_assert_int_eq(read(thread_pipe[0], &c, 1), 1);
+	return NULL;
+}
+
+START_TEST(tgid_of_threads)
+{
+	ck_assert_int_eq(bufshare_tgid(getpid()), getpid());
+	ck_assert_int_eq(pipe(thread_pipe), 0);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, thread_main, NULL), 0);
+	while (!atomic_load(&thread_id))
+		usleep(1000);
+	pid_t tid = atomic_load(&thread_id);
+	ck_assert_int_ne(tid, getpid());
+	/* a token asked for by a thread is bound to its process */
+	ck_assert_int_eq(bufshare_tgid(tid), getpid());
+	struct uvcuse_hello h;
+	void *file;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, tid, getuid(), &h), 0);
+	struct uvcuse_buf_request r = { .magic = UVCUSE_MAGIC, .abi_version = UVCUSE_ABI_VERSION };
+	memcpy(r.token, h.token, sizeof(r.token));
+	ck_assert_int_eq(bufshare_authorize(bs, &r, getpid(), getuid(), &file), 0);
+	ck_assert_int_eq(write(thread_pipe[1], "x", 1), 1);
+	pthread_join(t, NULL);
+	close(thread_pipe[0]);
+	close(thread_pipe[1]);
+	ck_assert_int_eq(bufshare_tgid(0), -ESRCH);
+	ck_assert_int_eq(bufshare_tgid(-5), -ESRCH);
+	ck_assert_int_eq(bufshare_tgid(0x3fffffff), -ESRCH);
+}
+END_TEST
+
+START_TEST(hello_fills_abi)
+{
+	struct uvcuse_hello h1, h2;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h1), 0);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h2), 0);
+	ck_assert_uint_eq(h1.magic, UVCUSE_MAGIC);
+	ck_assert_uint_eq(h1.abi_version, UVCUSE_ABI_VERSION);
+	ck_assert_str_eq(h1.socket_path, bufshare_path(bs));
+	ck_assert_ptr_nonnull(strstr(h1.socket_path, "/video99.sock"));
+	ck_assert(memcmp(h1.token, h2.token, UVCUSE_TOKEN_LEN) != 0);
+	struct stat st;
+	ck_assert_int_eq(stat(h1.socket_path, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 0777, 0666);
+	ck_assert_uint_eq(bufshare_tokens(bs), 2);
+}
+END_TEST
+
+START_TEST(authorize_rules)
+{
+	struct uvcuse_hello h;
+	void *file = NULL;
+	pid_t me = getpid();
+	uid_t uid = getuid();
+	/* right token, process and user: once */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, me, uid, &h), 0);
+	struct uvcuse_buf_request r = request(&h, 0, 1);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, me, uid, &file), 0);
+	ck_assert_ptr_eq(file, &file_b);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, me, uid, &file), -EACCES);
+	/* another process: refused, and the token is gone */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, me, uid, &h), 0);
+	r = request(&h, 0, 1);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, me + 1, uid, &file), -EACCES);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, me, uid, &file), -EACCES);
+	/* another user */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, me, uid, &h), 0);
+	r = request(&h, 0, 1);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, me, uid + 1, &file), -EACCES);
+	/* a made-up token */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, me, uid, &h), 0);
+	r = request(&h, 0, 1);
+	r.token[3] ^= 0x40;
+	ck_assert_int_eq(bufshare_authorize(bs, &r, me, uid, &file), -EACCES);
+	ck_assert_uint_eq(bufshare_tokens(bs), 1);
+	/* a caller that vanished */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, 0, uid, &h), -ESRCH);
+}
+END_TEST
+
+START_TEST(tokens_bounded_and_forgotten)
+{
+	struct uvcuse_hello first, h;
+	void *file;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &first), 0);
+	for (int i = 0; i < 3 * BUFSHARE_TOKENS_PER_FILE; i++)
+		ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, getpid(), getuid(), &h), 0);
+	ck_assert_uint_eq(bufshare_tokens(bs), BUFSHARE_TOKENS_PER_FILE + 1);
+	/* the oldest was dropped */
+	struct uvcuse_buf_request r = request(&first, 0, 1);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, getpid(), getuid(), &file), -EACCES);
+	bufshare_forget(bs, &file_a);
+	ck_assert_uint_eq(bufshare_tokens(bs), 1);
+	/* a released file's token is dead */
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, 0, 1);
+	bufshare_forget(bs, &file_a);
+	ck_assert_int_eq(bufshare_authorize(bs, &r, getpid(), getuid(), &file), -EACCES);
+}
+END_TEST
+
+/* Client side of one request; *fd_out the memfd or -1. Runs the loop in
+ * between (accept, then the request). */
+static int client(const struct uvcuse_buf_request *req, size_t len, int *fd_out)
+{
+	*fd_out = -1;
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(s, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	strcpy(sa.sun_path, bufshare_path(bs));
+	ck_assert_int_eq(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(send(s, req, len, 0), (ssize_t)len);
+	int st;
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_ge(loop_run_once(loop, 100, &st), 0);
+	struct uvcuse_buf_reply rep;
+	struct iovec iov = { &rep, sizeof(rep) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	ssize_t n = recvmsg(s, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	ck_assert_int_eq(n, sizeof(rep));
+	ck_assert_uint_eq(rep.magic, UVCUSE_MAGIC);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(fd_out, CMSG_DATA(cm), sizeof(int));
+	ck_assert_int_eq(recv(s, &rep, sizeof(rep), MSG_DONTWAIT), 0); /* closed after one */
+	close(s);
+	if (rep.status == 0)
+		ck_assert_uint_eq(rep.size, BUF_SIZE);
+	return rep.status;
+}
+
+START_TEST(socket_hands_over_memfd)
+{
+	struct uvcuse_hello h;
+	int fd;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	struct uvcuse_buf_request r = request(&h, COOKIE, BUF_SIZE);
+	ck_assert_int_eq(client(&r, sizeof(r), &fd), 0);
+	ck_assert_int_ge(fd, 0);
+	const uint8_t *p = mmap(NULL, BUF_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	for (size_t i = 0; i < BUF_SIZE; i++)
+		ck_assert_uint_eq(p[i], (uint8_t)(i * 13 + 7));
+	munmap((void *)p, BUF_SIZE);
+	/* sealed: the app cannot shrink the daemon's memory */
+	ck_assert_int_eq(ftruncate(fd, 4096), -1);
+	ck_assert_int_eq(errno, EPERM);
+	close(fd);
+	/* the token was used up */
+	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EACCES);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(lookups, 1);
+}
+END_TEST
+
+START_TEST(socket_refusals)
+{
+	struct uvcuse_hello h;
+	int fd;
+	/* the lookup's answer: other file, bad offset or length */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, getpid(), getuid(), &h), 0);
+	struct uvcuse_buf_request r = request(&h, COOKIE, BUF_SIZE);
+	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EACCES);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, COOKIE + 4096, 4096);
+	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EINVAL);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, COOKIE, BUF_SIZE + 1);
+	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EINVAL);
+	ck_assert_int_eq(lookups, 3);
+	/* malformed */
+	ck_assert_int_eq(client(&r, sizeof(r) - 4, &fd), -EPROTO);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_int_eq(lookups, 3);
+}
+END_TEST
+
+/* SO_PEERCRED: a child process presenting the parent's token is refused,
+ * and the token dies with it. */
+START_TEST(socket_other_process)
+{
+	struct uvcuse_hello h;
+	int fd;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	struct uvcuse_buf_request r = request(&h, COOKIE, BUF_SIZE);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		strcpy(sa.sun_path, bufshare_path(bs));
+		struct uvcuse_buf_reply rep = { 0 };
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = { &rep, sizeof(rep) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = buf,
+				    .msg_controllen = sizeof(buf) };
+		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    send(s, &r, sizeof(r), 0) != sizeof(r) || recvmsg(s, &m, 0) != sizeof(rep))
+			_exit(2);
+		_exit(rep.status == -EACCES && m.msg_controllen == 0 ? 0 : 1);
+	}
+	int st;
+	for (int i = 0; i < 50; i++) {
+		loop_run_once(loop, 20, &st);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+	}
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EACCES);
+	ck_assert_int_eq(lookups, 0);
+}
+END_TEST
+
+START_TEST(directory_checks)
+{
+	struct bufshare *b2;
+	char sub[96];
+	/* created 0711 when missing */
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	ck_assert_int_eq(bufshare_new(loop, sub, "v", lookup, &lookups, &b2), 0);
+	struct stat st;
+	ck_assert_int_eq(stat(sub, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0711);
+	bufshare_free(b2);
+	ck_assert_int_eq(stat(sub, &st), 0);
+	/* open to others: refused */
+	chmod(sub, 0777);
+	ck_assert_int_eq(bufshare_new(loop, sub, "v", lookup, &lookups, &b2), -EPERM);
+	rmdir(sub);
+	/* a symlink is not a directory of ours */
+	ck_assert_int_eq(symlink("/tmp", sub), 0);
+	ck_assert_int_eq(bufshare_new(loop, sub, "v", lookup, &lookups, &b2), -EPERM);
+	unlink(sub);
+	/* $RUNTIME_DIRECTORY, first of a list */
+	char env[200];
+	snprintf(env, sizeof(env), "%s:/nonexistent", dir);
+	setenv("RUNTIME_DIRECTORY", env, 1);
+	ck_assert_int_eq(bufshare_new(loop, NULL, "w", lookup, &lookups, &b2), 0);
+	snprintf(sub, sizeof(sub), "%s/w.sock", dir);
+	ck_assert_str_eq(bufshare_path(b2), sub);
+	bufshare_free(b2);
+	unsetenv("RUNTIME_DIRECTORY");
+	ck_assert_int_eq(access(sub, F_OK), -1);
+	char longname[120];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	ck_assert_int_eq(bufshare_new(loop, dir, longname, lookup, &lookups, &b2), -ENAMETOOLONG);
+}
+END_TEST
+
+int main(void)
+{
+	log_set_level(LOG_LEVEL_ERROR);
+	Suite *s = suite_create("bufshare");
+	TCase *tc = tcase_create("bufshare");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, parse_request);
+	tcase_add_test(tc, tgid_of_threads);
+	tcase_add_test(tc, hello_fills_abi);
+	tcase_add_test(tc, authorize_rules);
+	tcase_add_test(tc, tokens_bounded_and_forgotten);
+	tcase_add_test(tc, socket_hands_over_memfd);
+	tcase_add_test(tc, socket_refusals);
+	tcase_add_test(tc, socket_other_process);
+	tcase_add_test(tc, directory_checks);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
