@@ -102,22 +102,6 @@ int usb_query_ctrl(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t 
 	return usb_uvc_error_errno(code);
 }
 
-static const struct uvc_format *find_format(const struct uvc_streaming *vs, uint8_t index)
-{
-	for (unsigned i = 0; i < vs->n_formats; i++)
-		if (vs->formats[i].index == index)
-			return &vs->formats[i];
-	return NULL;
-}
-
-static const struct uvc_frame *find_frame(const struct uvc_format *f, uint8_t index)
-{
-	for (unsigned i = 0; f && i < f->n_frames; i++)
-		if (f->frames[i].index == index)
-			return &f->frames[i];
-	return NULL;
-}
-
 static uint32_t max_alt_bytes(const struct uvc_streaming *vs)
 {
 	uint32_t m = 0;
@@ -130,8 +114,8 @@ static uint32_t max_alt_bytes(const struct uvc_streaming *vs)
 unsigned usb_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
 {
 	unsigned fixed = 0;
-	const struct uvc_format *fmt = find_format(vs, p->format_index);
-	const struct uvc_frame *fr = find_frame(fmt, p->frame_index);
+	const struct uvc_format *fmt = uvc_stream_find_format(vs, p->format_index);
+	const struct uvc_frame *fr = uvc_format_find_frame(fmt, p->frame_index);
 	if (fr && fr->max_buffer_size) {
 		/* uvcvideo's UVC_FMT_FLAG_COMPRESSED: MJPEG, variable-size
 		 * frame-based formats. */

@@ -732,3 +732,19 @@ bool uvc_entity_has_control(const struct uvc_entity *e, unsigned bit)
 {
 	return bit / 8 < e->control_size && (e->controls[bit / 8] >> (bit % 8)) & 1;
 }
+
+const struct uvc_format *uvc_stream_find_format(const struct uvc_streaming *stream, uint8_t index)
+{
+	for (unsigned i = 0; i < stream->n_formats; i++)
+		if (stream->formats[i].index == index)
+			return &stream->formats[i];
+	return NULL;
+}
+
+const struct uvc_frame *uvc_format_find_frame(const struct uvc_format *format, uint8_t index)
+{
+	for (unsigned i = 0; format && i < format->n_frames; i++)
+		if (format->frames[i].index == index)
+			return &format->frames[i];
+	return NULL;
+}

@@ -147,6 +147,11 @@ uint32_t uvc_guid_to_fourcc(const uint8_t guid[16]);
 
 const struct uvc_entity *uvc_camera_find_entity(const struct uvc_camera *camera, uint8_t id);
 
+/* The format with bFormatIndex index, or NULL. */
+const struct uvc_format *uvc_stream_find_format(const struct uvc_streaming *stream, uint8_t index);
+/* The frame with bFrameIndex index, or NULL (also for a NULL format). */
+const struct uvc_frame *uvc_format_find_frame(const struct uvc_format *format, uint8_t index);
+
 /* Whether bit 'bit' of an entity's bmControls is set. */
 bool uvc_entity_has_control(const struct uvc_entity *e, unsigned bit);
 

@@ -40,20 +40,11 @@ static void prio_set(struct node *n, struct node_file *f, enum v4l2_priority p)
 		n->prios[p]++;
 }
 
-static const struct uvc_frame *find_frame(const struct uvc_format *format, uint8_t index)
-{
-	for (unsigned i = 0; i < format->n_frames; i++)
-		if (format->frames[i].index == index)
-			return &format->frames[i];
-	return NULL;
-}
-
+/* A format V4L2 sees (known fourcc) by its bFormatIndex. */
 static const struct uvc_format *find_format(const struct uvc_streaming *s, uint8_t index)
 {
-	for (unsigned i = 0; i < s->n_formats; i++)
-		if (s->formats[i].index == index && s->formats[i].fourcc)
-			return &s->formats[i];
-	return NULL;
+	const struct uvc_format *format = uvc_stream_find_format(s, index);
+	return format && format->fourcc ? format : NULL;
 }
 
 /* The frame of the camera's start-up probe, as uvc_video_init picks it:
@@ -64,9 +55,9 @@ static void adopt_probe(struct node *n, const struct uvc_probe *probe)
 	const struct uvc_format *format = find_format(n->stream, probe->format_index);
 	if (!format)
 		format = fmt_at(n->stream, 0);
-	const struct uvc_frame *frame = find_frame(format, probe->frame_index);
+	const struct uvc_frame *frame = uvc_format_find_frame(format, probe->frame_index);
 	if (!frame)
-		frame = find_frame(format, format->default_frame);
+		frame = uvc_format_find_frame(format, format->default_frame);
 	if (!frame)
 		frame = &format->frames[0];
 	n->format = format;
@@ -219,7 +210,7 @@ static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe 
 	const struct uvc_format *format = find_format(n->stream, out->format_index);
 	if (!format)
 		format = choice.format;
-	const struct uvc_frame *frame = find_frame(format, out->frame_index);
+	const struct uvc_frame *frame = uvc_format_find_frame(format, out->frame_index);
 	if (!frame)
 		frame = format == choice.format ? choice.frame : &format->frames[0];
 	out->format_index = format->index;
