@@ -25,6 +25,7 @@
 struct parked {
 	struct cuse_req *req;
 	bool is_read;
+	bool staged;            /* UVCUSE_IOC_DQBUF_STAGED: no frame bytes in the reply */
 	unsigned int cmd;
 	union { /* the ioctl's argument as the app sent it */
 		struct v4l2_buffer buf;
@@ -41,6 +42,12 @@ struct dev_file {
 	struct parked *parked;
 	struct dev_file *next;
 	bool warned_userptr;
+	/* For the hint that MMAP needs uvcuse-run: who queried MMAP buffers
+	 * (pid and command, read at the first QUERYBUF while the process
+	 * surely lives) and whether the preload library fetched any. */
+	pid_t mmap_pid;
+	char mmap_comm[32];
+	bool fetched_buffers;
 };
 
 struct device {
@@ -55,6 +62,7 @@ struct device {
 	unsigned n_files;
 	bool stream_failed;
 	uint64_t frames, frames_error;
+	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
 	char name[64];
 };
 
@@ -104,10 +112,22 @@ static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, i
 {
 	struct device *dev = ctx;
 	struct dev_file *df = file;
+	struct vq *q = &dev->node.queue;
 	struct vq_buffer *b;
-	if (dev->node.queue.owner != &df->nf)
+	if (q->owner != &df->nf)
 		return -EACCES;
-	int err = vq_mmap_find(&dev->node.queue, offset, length, &b);
+	df->fetched_buffers = true;
+	if (offset & UVCUSE_STAGING_FLAG) { /* a USERPTR buffer's staging memory */
+		uint64_t index = offset & ~UVCUSE_STAGING_FLAG;
+		if (q->memory != V4L2_MEMORY_USERPTR || index >= q->n_buffers)
+			return -EINVAL;
+		b = &q->buffers[index];
+		if (length > b->length)
+			return -EINVAL;
+		*memfd = (int)(intptr_t)b->mem_priv;
+		return 0;
+	}
+	int err = vq_mmap_find(q, offset, length, &b);
 	if (err < 0)
 		return err;
 	*memfd = (int)(intptr_t)b->mem_priv;
@@ -288,6 +308,36 @@ static void reply_ioctl(struct device *dev, struct dev_file *df, struct cuse_req
 	cuse_reply_ioctl(req, res, arg);
 }
 
+/* CUSE has no mmap: the kernel answers an app's mmap() of our node with
+ * ENODEV without asking us. A file that queried MMAP buffers and never had
+ * one fetched by the preload library most likely met that: say once what
+ * fixes it (called when the file gives its buffers up or closes). */
+static void hint_mmap(struct device *dev, struct dev_file *df)
+{
+	if (!df->mmap_pid || df->fetched_buffers || df->mmap_pid == dev->hinted_pid)
+		return;
+	dev->hinted_pid = df->mmap_pid; /* once per process, not per open */
+	log_warn("pid %d (%s) asked for MMAP buffers but never mapped one: mmap() of a CUSE node "
+		 "fails (ENODEV) unless the app runs under the preload library: uvcuse-run %s ...",
+		 (int)df->mmap_pid, df->mmap_comm, df->mmap_comm);
+}
+
+static void note_mmap_query(struct dev_file *df, struct cuse_req *req)
+{
+	if (df->mmap_pid)
+		return;
+	df->mmap_pid = cuse_req_pid(req);
+	snprintf(df->mmap_comm, sizeof(df->mmap_comm), "?");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)df->mmap_pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(df->mmap_comm, sizeof(df->mmap_comm), f))
+			df->mmap_comm[strcspn(df->mmap_comm, "\n")] = 0;
+		fclose(f);
+	}
+}
+
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
 {
 	if (p->is_read) {
@@ -310,7 +360,8 @@ static void answer_parked(struct device *dev, struct dev_file *df, struct parked
 	}
 	const void *data = NULL;
 	size_t len = 0;
-	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->arg, NULL, 0, false, &data, &len);
+	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->arg, NULL, 0, false,
+			     p->staged ? NULL : &data, &len);
 	if (res == NODE_WAIT) {
 		p->next = df->parked;
 		df->parked = p;
@@ -349,6 +400,7 @@ static void op_release(void *ctx, void *data)
 	}
 	if (dev->bufshare)
 		bufshare_forget(dev->bufshare, df);
+	hint_mmap(dev, df);
 	node_release(&dev->node, &df->nf);
 	for (struct dev_file **pp = &dev->files; *pp; pp = &(*pp)->next) {
 		if (*pp == df) {
@@ -374,11 +426,27 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		cuse_reply_ioctl(req, r, arg);
 		return;
 	}
+	if (cmd == UVCUSE_IOC_SET_FLAGS) {
+		const struct uvcuse_file_flags *ff = arg;
+		if (ff->magic != UVCUSE_MAGIC) {
+			cuse_reply_ioctl(req, -EINVAL, arg);
+			return;
+		}
+		int flags = cuse_file_flags(df->cuse) & ~O_NONBLOCK;
+		cuse_file_set_flags(df->cuse, flags | ((int)ff->flags & O_NONBLOCK));
+		cuse_reply_ioctl(req, 0, arg);
+		return;
+	}
+	/* The library's DQBUF: a USERPTR frame stays in the buffer's staging
+	 * memory, which the library fetches through the buffer socket. */
+	bool staged = cmd == UVCUSE_IOC_DQBUF_STAGED;
+	if (staged)
+		cmd = VIDIOC_DQBUF;
 	const void *out = NULL;
 	size_t out_len = 0;
 	unsigned events = dev->node.events_queued;
-	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len, nonblocking(df), &out,
-			     &out_len);
+	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len, nonblocking(df),
+			     staged ? NULL : &out, &out_len);
 	if (res == NODE_WAIT && _IOC_SIZE(cmd) > sizeof(((struct parked *)NULL)->arg))
 		res = -EINVAL; /* cannot happen: only DQBUF and DQEVENT wait */
 	if (res == NODE_WAIT) {
@@ -389,10 +457,16 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		}
 		p->req = req;
 		p->cmd = cmd;
+		p->staged = staged;
 		memcpy(&p->arg, arg, _IOC_SIZE(cmd));
 		park(df, p);
 		return;
 	}
+	if (res == 0 && cmd == VIDIOC_QUERYBUF &&
+	    ((struct v4l2_buffer *)arg)->memory == V4L2_MEMORY_MMAP)
+		note_mmap_query(df, req);
+	if (res == 0 && cmd == VIDIOC_REQBUFS && !((struct v4l2_requestbuffers *)arg)->count)
+		hint_mmap(dev, df);
 	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
 	/* A parked DQBUF of this or another thread must see a stream that
 	 * stopped or buffers that vanished (vb2 wakes its waiters); events
@@ -429,11 +503,11 @@ static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, of
 	node_read_done(&dev->node, &df->nf, len);
 }
 
-static unsigned op_poll(void *ctx, void *data)
+static unsigned op_poll(void *ctx, void *data, unsigned requested)
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
-	return node_poll(&dev->node, &df->nf);
+	return node_poll(&dev->node, &df->nf, requested);
 }
 
 static void op_interrupt(void *ctx, void *data, struct cuse_req *req)

@@ -15,11 +15,20 @@
  * A token is random, valid once, and bound to the open file it was issued
  * on and to the caller's process and user: the daemon serves a request only
  * when SO_PEERCRED of the connection shows that process (its thread group)
- * and user. One request per connection. All fields in host byte order. */
+ * and user. One request per connection. All fields in host byte order.
+ *
+ * Two more private ioctls carry what CUSE does not:
+ *  - UVCUSE_IOC_SET_FLAGS: the file's O_NONBLOCK after fcntl(F_SETFL) or
+ *    FIONBIO (CUSE tells the daemon the file flags only at open and read);
+ *  - UVCUSE_IOC_DQBUF_STAGED: VIDIOC_DQBUF of a USERPTR queue that leaves
+ *    the frame in the daemon's staging memory of that buffer, which the
+ *    library then fetches (offset UVCUSE_STAGING_OFFSET(index)) and copies
+ *    to the app's pointer: no 128 KiB limit of a CUSE ioctl reply. */
 #ifndef UVCUSE_UVCUSE_H
 #define UVCUSE_UVCUSE_H
 
 #include <linux/ioctl.h>
+#include <linux/videodev2.h>
 #include <stdint.h>
 
 #define UVCUSE_MAGIC 0x75637573u /* "sucu": "ucus" in memory on little endian */
@@ -52,5 +61,21 @@ struct uvcuse_buf_reply {
 	int32_t status;        /* 0: a memfd comes with this message; -errno */
 	uint64_t size;         /* the buffer's size (the memfd's, >= length) */
 };
+
+struct uvcuse_file_flags {
+	uint32_t magic;        /* UVCUSE_MAGIC */
+	uint32_t flags;        /* the file's status flags (F_GETFL); O_NONBLOCK is used */
+};
+
+#define UVCUSE_IOC_SET_FLAGS _IOW('u', 0x02, struct uvcuse_file_flags)
+
+/* As VIDIOC_DQBUF; for a V4L2_MEMORY_USERPTR queue the frame is not
+ * written to m.userptr but left for the caller to fetch. */
+#define UVCUSE_IOC_DQBUF_STAGED _IOWR('u', 0x03, struct v4l2_buffer)
+
+/* The buffer request offset naming USERPTR buffer INDEX's staging memory
+ * (QUERYBUF offsets of MMAP buffers are below 2^32). */
+#define UVCUSE_STAGING_FLAG (UINT64_C(1) << 63)
+#define UVCUSE_STAGING_OFFSET(index) (UVCUSE_STAGING_FLAG | (uint64_t)(index))
 
 #endif

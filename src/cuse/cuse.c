@@ -321,6 +321,11 @@ int cuse_file_flags(const struct cuse_file *file)
 	return file->flags;
 }
 
+void cuse_file_set_flags(struct cuse_file *file, int flags)
+{
+	file->flags = flags;
+}
+
 void cuse_file_notify_poll(struct cuse_file *file)
 {
 	if (!file->ph)
@@ -419,7 +424,7 @@ static void ll_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollh
 			fuse_pollhandle_destroy(f->ph);
 		f->ph = ph;
 	}
-	fuse_reply_poll(req, s->ops->poll(s->ctx, f->data));
+	fuse_reply_poll(req, s->ops->poll(s->ctx, f->data, fi->poll_events));
 }
 
 /* Counts retry rounds whose sizes show the app changing the argument; true

@@ -39,9 +39,10 @@ struct cuse_server_ops {
 	 * call. flags are the file flags now (O_NONBLOCK as set by fcntl). */
 	void (*read)(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off,
 		     int flags);
-	/* poll(2): returns the ready events (POLLIN...). The server keeps the
-	 * poll handle; cuse_file_notify_poll() wakes the poller. */
-	unsigned (*poll)(void *ctx, void *data);
+	/* poll(2): returns the ready events (POLLIN...) given the events the
+	 * poller asked for (the kernel's poll_requested_events()). The server
+	 * keeps the poll handle; cuse_file_notify_poll() wakes the poller. */
+	unsigned (*poll)(void *ctx, void *data, unsigned requested);
 	/* A parked request was interrupted: answer it now. */
 	void (*interrupt)(void *ctx, void *data, struct cuse_req *req);
 };
@@ -97,6 +98,9 @@ void cuse_reply_error(struct cuse_req *req, int err);
 void cuse_file_notify_poll(struct cuse_file *file);
 /* The file flags as of the last open/read (O_NONBLOCK). */
 int cuse_file_flags(const struct cuse_file *file);
+/* Records the file flags after a change CUSE does not report (fcntl
+ * F_SETFL, told by the preload library); the next read() reports them anew. */
+void cuse_file_set_flags(struct cuse_file *file, int flags);
 /* The owner's data for the file (what ops->open returned). */
 void *cuse_file_data(const struct cuse_file *file);
 

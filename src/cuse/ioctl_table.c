@@ -67,8 +67,29 @@ static int ctrl_query_regions(const void *arg, struct iovec *iov, bool *out, uns
 
 #define IOCTL(c, f, r) { .cmd = (c), .name = #c, .size = _IOC_SIZE(c), .flags = (f), .regions = (r) }
 
-/* Multi-planar v4l2_buffer types carry m.planes; the daemon answers EINVAL
- * for them, so QUERYBUF/QBUF/DQBUF/PREPARE_BUF have no region. */
+/* __prepare_userptr(): get_user_pages() fails with EFAULT on an app buffer
+ * that is not mapped. CUSE cannot pin pages; having the kernel read the
+ * first and the last byte of [m.userptr, +length) in the retry round is the
+ * same check for the common mistakes (a stale or made-up pointer, a length
+ * beyond the mapping), and EFAULT reaches the app before the daemon sees
+ * the QBUF. Read only: a failure copying back out would come after the
+ * daemon queued the buffer. Multi-planar types carry m.planes; the daemon
+ * answers EINVAL for them, so they get no region. */
+static int userptr_regions(const void *arg, struct iovec *iov, bool *out, unsigned max)
+{
+	struct v4l2_buffer b;
+	memcpy(&b, arg, sizeof(b));
+	if (b.memory != V4L2_MEMORY_USERPTR || b.type != V4L2_BUF_TYPE_VIDEO_CAPTURE ||
+	    !b.m.userptr || !b.length)
+		return 0;
+	if (max < 2)
+		return -EINVAL;
+	iov[0] = (struct iovec){ (void *)b.m.userptr, 1 };
+	iov[1] = (struct iovec){ (void *)(b.m.userptr + b.length - 1), 1 };
+	out[0] = out[1] = false;
+	return 2;
+}
+
 static const struct cuse_ioctl_desc table[] = {
 	IOCTL(VIDIOC_QUERYCAP, 0, NULL),
 	IOCTL(VIDIOC_ENUM_FMT, 0, NULL),
@@ -77,9 +98,9 @@ static const struct cuse_ioctl_desc table[] = {
 	IOCTL(VIDIOC_TRY_FMT, 0, NULL),
 	IOCTL(VIDIOC_REQBUFS, 0, NULL),
 	IOCTL(VIDIOC_QUERYBUF, 0, NULL),
-	IOCTL(VIDIOC_QBUF, 0, NULL),
+	IOCTL(VIDIOC_QBUF, 0, userptr_regions),
 	IOCTL(VIDIOC_DQBUF, 0, NULL),
-	IOCTL(VIDIOC_PREPARE_BUF, 0, NULL),
+	IOCTL(VIDIOC_PREPARE_BUF, 0, userptr_regions),
 	IOCTL(VIDIOC_CREATE_BUFS, 0, NULL),
 	IOCTL(VIDIOC_STREAMON, 0, NULL),
 	IOCTL(VIDIOC_STREAMOFF, 0, NULL),
@@ -109,6 +130,8 @@ static const struct cuse_ioctl_desc table[] = {
 	/* Private: the preload library's proof that it holds this file open
 	 * (include/uvcuse/uvcuse.h); device.c answers it, else ENOTTY. */
 	IOCTL(UVCUSE_IOC_HELLO, 0, NULL),
+	IOCTL(UVCUSE_IOC_SET_FLAGS, 0, NULL),
+	IOCTL(UVCUSE_IOC_DQBUF_STAGED, 0, NULL),
 };
 
 const struct cuse_ioctl_desc *cuse_ioctl_find(unsigned int cmd)

@@ -1,18 +1,29 @@
-/* libuvcuse-preload.so: mmap for uvcuse's CUSE nodes (CUSE has no mmap).
+/* libuvcuse-preload.so: what CUSE cannot do for uvcuse's nodes.
  *
- * mmap of a uvcuse node's fd asks the daemon for the buffer's memfd
- * (include/uvcuse/uvcuse.h: UVCUSE_IOC_HELLO on the fd, then the buffer
- * socket) and maps that instead. Everything else goes to libc at once.
+ * - mmap of a uvcuse node's fd asks the daemon for the buffer's memfd
+ *   (include/uvcuse/uvcuse.h: UVCUSE_IOC_HELLO on the fd, then the buffer
+ *   socket) and maps that instead (CUSE has no mmap).
+ * - DQBUF goes as UVCUSE_IOC_DQBUF_STAGED: a USERPTR frame is fetched from
+ *   the daemon's staging memfd and pread() into the app's pointer (a CUSE
+ *   ioctl reply carries at most 128 KiB; pread answers EFAULT for a bad
+ *   pointer where a memcpy would crash).
+ * - fcntl(F_SETFL) and FIONBIO tell the daemon the new O_NONBLOCK (CUSE
+ *   passes file flags only with open and read, not with ioctls).
+ * Everything else goes to libc at once.
  *
  * Safe in every process (/etc/ld.so.preload): no constructor; anonymous
- * and regular-file mappings cost one test and an indirect call; only a
- * mapping of a character device looks further (fstat, then a per-fd cache
- * of "not uvcuse" verdicts, lock-free). errno is left as libc leaves it. */
+ * and regular-file mappings cost one test and an indirect call, other
+ * ioctls and fcntls a compare; only a character device looks further
+ * (fstat, then a per-fd cache of "not uvcuse" verdicts, lock-free). errno
+ * is left as libc leaves it. Which fds are nodes is judged from the file
+ * itself, never from tracking open/dup/close: fds made behind our back
+ * (inherited across exec, passed over sockets, raw syscalls) work too. */
 /* meson's -D_FILE_OFFSET_BITS=64 makes glibc rename mmap to mmap64 in its
  * headers; we define both names ourselves (off_t is 64-bit on x86_64). */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -33,6 +44,8 @@
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 typedef int (*munmap_fn)(void *, size_t);
 typedef long (*syscall_fn)(long, ...);
+typedef int (*ioctl_fn)(int, unsigned long, ...);
+typedef int (*fcntl_fn)(int, int, ...);
 
 /* The next definitions (libc's), found on first use. Racing threads store
  * the same value, so relaxed atomics suffice; dlsym does not call mmap
@@ -40,6 +53,9 @@ typedef long (*syscall_fn)(long, ...);
 static _Atomic(mmap_fn) next_mmap_p;
 static _Atomic(munmap_fn) next_munmap_p;
 static _Atomic(syscall_fn) next_syscall_p;
+static _Atomic(ioctl_fn) next_ioctl_p;
+static _Atomic(fcntl_fn) next_fcntl_p;
+static _Atomic(fcntl_fn) next_fcntl64_p;
 
 #define NEXT(var, type, name)                                                 \
 	static inline type var##_get(void)                                    \
@@ -56,6 +72,9 @@ static _Atomic(syscall_fn) next_syscall_p;
 NEXT(next_mmap, mmap_fn, "mmap")
 NEXT(next_munmap, munmap_fn, "munmap")
 NEXT(next_syscall, syscall_fn, "syscall")
+NEXT(next_ioctl, ioctl_fn, "ioctl")
+NEXT(next_fcntl, fcntl_fn, "fcntl")
+NEXT(next_fcntl64, fcntl_fn, "fcntl64")
 
 /* --- the per-fd cache of "not a uvcuse node" --------------------------------
  * Keyed by fd and the file's identity (st_dev, st_ino, st_rdev), so a reused
@@ -110,7 +129,7 @@ static int fetch_memfd(int fd, uint64_t offset, uint64_t length, bool *ours)
 	struct uvcuse_hello h;
 	memset(&h, 0, sizeof(h));
 	*ours = false;
-	if (ioctl(fd, UVCUSE_IOC_HELLO, &h) < 0)
+	if (next_ioctl_get()(fd, UVCUSE_IOC_HELLO, &h) < 0)
 		return -errno;
 	if (h.magic != UVCUSE_MAGIC)
 		return -ENOTTY;
@@ -165,6 +184,80 @@ out:
 	return err < 0 ? err : memfd;
 }
 
+/* A character device not known as "not uvcuse": worth asking the daemon. */
+static bool maybe_node(int fd, struct stat *st)
+{
+	return fstat(fd, st) == 0 && S_ISCHR(st->st_mode) && !cache_not_ours(fd, st);
+}
+
+/* The answer of a private ioctl tells whether fd is a uvcuse node: ENOTTY
+ * (or EINVAL from drivers that check sizes first) means never. */
+static void judge(int fd, const struct stat *st, int err)
+{
+	if (err == ENOTTY || err == EINVAL)
+		cache_set_not_ours(fd, st);
+}
+
+/* After O_NONBLOCK may have changed on fd: tell the daemon if it is ours. */
+static void tell_flags(int fd)
+{
+	struct stat st;
+	int saved = errno;
+	if (maybe_node(fd, &st)) {
+		int fl = next_fcntl_get()(fd, F_GETFL);
+		struct uvcuse_file_flags ff = { .magic = UVCUSE_MAGIC, .flags = (uint32_t)fl };
+		if (fl >= 0 && next_ioctl_get()(fd, UVCUSE_IOC_SET_FLAGS, &ff) < 0)
+			judge(fd, &st, errno);
+	}
+	errno = saved;
+}
+
+/* DQBUF on a possible node: the staged form, then a USERPTR frame copied
+ * from the daemon's staging memory. *handled is false when fd is not a
+ * uvcuse node (the caller asks libc). */
+static int node_dqbuf(int fd, struct v4l2_buffer *b, bool *handled)
+{
+	struct stat st;
+	int saved = errno;
+	*handled = false;
+	if (!maybe_node(fd, &st)) {
+		errno = saved;
+		return 0;
+	}
+	if (next_ioctl_get()(fd, UVCUSE_IOC_DQBUF_STAGED, b) < 0) {
+		int err = errno;
+		if (err == ENOTTY) { /* not ours (EINVAL here is DQBUF's own answer) */
+			cache_set_not_ours(fd, &st);
+			errno = saved;
+			return 0;
+		}
+		*handled = true;
+		errno = err;
+		return -1;
+	}
+	*handled = true;
+	/* b was written by the kernel: it is the app's valid memory */
+	if (b->memory != V4L2_MEMORY_USERPTR || !b->bytesused) {
+		errno = saved;
+		return 0;
+	}
+	bool ours;
+	int memfd = fetch_memfd(fd, UVCUSE_STAGING_OFFSET(b->index), b->bytesused, &ours);
+	if (memfd < 0) {
+		errno = -memfd;
+		return -1;
+	}
+	ssize_t n = pread(memfd, (void *)b->m.userptr, b->bytesused, 0);
+	int err = errno;
+	close(memfd);
+	if (n != (ssize_t)b->bytesused) {
+		errno = n < 0 ? err : EIO;
+		return -1;
+	}
+	errno = saved;
+	return 0;
+}
+
 /* mmap of a character device: a uvcuse node's buffer, or libc's answer.
  * Returns NULL when fd is not a uvcuse node (the caller asks libc). */
 static void *node_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off,
@@ -173,17 +266,15 @@ static void *node_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	struct stat st;
 	*handled = false;
 	int saved = errno;
-	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) || cache_not_ours(fd, &st)) {
+	if (!maybe_node(fd, &st)) {
 		errno = saved;
 		return NULL;
 	}
 	bool ours;
 	int memfd = fetch_memfd(fd, (uint64_t)off, len, &ours);
 	if (!ours) {
-		/* ENOTTY: a driver that does not know the ioctl: never ours.
-		 * Other errors (EINTR...) may pass: ask again next time. */
-		if (memfd == -ENOTTY || memfd == -EINVAL)
-			cache_set_not_ours(fd, &st);
+		/* other errors (EINTR...) may pass: ask again next time */
+		judge(fd, &st, -memfd);
 		errno = saved;
 		return NULL;
 	}
@@ -232,6 +323,54 @@ EXPORT int munmap(void *addr, size_t len)
 	return next_munmap_get()(addr, len);
 }
 
+/* Like glibc's, the third argument is read whether the request has one
+ * or not (a register nobody else reads). */
+EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	if (__builtin_expect(request == VIDIOC_DQBUF, 0) && arg) {
+		bool handled;
+		int r = node_dqbuf(fd, arg, &handled);
+		if (handled)
+			return r;
+	}
+	int r = next_ioctl_get()(fd, request, arg);
+	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
+		tell_flags(fd);
+	return r;
+}
+
+static int do_fcntl(fcntl_fn next, int fd, int cmd, void *arg)
+{
+	int r = next(fd, cmd, arg);
+	if (__builtin_expect(cmd == F_SETFL, 0) && r == 0)
+		tell_flags(fd);
+	return r;
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(next_fcntl_get(), fd, cmd, arg);
+}
+
+/* glibc >= 2.28: callers built with 64-bit off_t call fcntl64. */
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	fcntl_fn next = next_fcntl64_get();
+	return do_fcntl(next ? next : next_fcntl_get(), fd, cmd, arg);
+}
+
 /* libv4l2 maps driver buffers with syscall(SYS_mmap, ...), not mmap().
  * Like glibc's syscall(), this takes six arguments whatever the number
  * needs: the unused ones are register (or stack) garbage nobody reads. */
@@ -246,5 +385,10 @@ EXPORT long syscall(long nr, ...)
 		return (long)mmap((void *)a1, (size_t)a2, (int)a3, (int)a4, (int)a5, (off_t)a6);
 	if (nr == SYS_munmap)
 		return munmap((void *)a1, (size_t)a2);
+	/* and talks to the driver with syscall(SYS_ioctl, ...) */
+	if (nr == SYS_ioctl)
+		return ioctl((int)a1, (unsigned long)a2, (void *)a3);
+	if (nr == SYS_fcntl)
+		return do_fcntl(next_fcntl_get(), (int)a1, (int)a2, (void *)a3);
 	return next_syscall_get()(nr, a1, a2, a3, a4, a5, a6);
 }

@@ -837,17 +837,17 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 		err = vq_dqbuf(q, f, arg, &b);
 		if (err == -EAGAIN && !nonblock)
 			return NODE_WAIT;
-		if (!err && q->memory == V4L2_MEMORY_USERPTR) {
+		if (!err && q->memory == V4L2_MEMORY_USERPTR && data) {
 			/* the frame goes into the app's memory with the reply; one
-			 * that cannot stays first in line instead of being lost */
+			 * that cannot stays first in line instead of being lost.
+			 * (Without data, the caller leaves it in b->mem for the
+			 * app to fetch: the preload library's staged DQBUF.) */
 			if (b->bytesused > n->max_userptr_copy) {
 				vq_undo_dqbuf(q, b);
 				return -E2BIG;
 			}
-			if (data) {
-				*data = b->mem;
-				*data_len = b->bytesused;
-			}
+			*data = b->mem;
+			*data_len = b->bytesused;
 		}
 		return err;
 	}
@@ -937,17 +937,17 @@ void node_read_done(struct node *n, struct node_file *f, size_t len)
 		n->ops->buffer_queued(n->dev);
 }
 
-unsigned node_poll(struct node *n, struct node_file *f)
+unsigned node_poll(struct node *n, struct node_file *f, unsigned requested)
 {
 	struct vq *q = &n->queue;
-	/* vb2_poll starts read() emulation for a poller of an idle queue that
-	 * asked for POLLIN. The CUSE poll does not say what was asked: a file
-	 * that subscribed to events is taken to wait for POLLPRI (as
-	 * v4l2-compliance's select() on exceptfds) and does not start it;
-	 * its read() still does. */
-	if (!f->n_subs && !q->owner && !q->n_buffers && !q->streaming) {
+	unsigned events = f->navailable ? POLLPRI : 0;
+	/* vb2_core_poll: the queue answers only pollers of POLLIN, and the
+	 * first such poller of an idle queue starts read() emulation. */
+	if (!(requested & (POLLIN | POLLRDNORM)))
+		return events;
+	if (!q->owner && !q->n_buffers && !q->streaming) {
 		if (!vq_read_start(q, f, n->read_buffers) && n->ops->stream_on(n->dev, &n->probe))
 			vq_release(q, f);
 	}
-	return vq_poll(q, f) | (f->navailable ? POLLPRI : 0);
+	return vq_poll(q, f) | events;
 }

@@ -111,7 +111,9 @@ void node_release(struct node *n, struct node_file *f);
 /* One ioctl with its argument in daemon memory. Returns 0 (arg holds the
  * answer), -errno, or NODE_WAIT (only for a blocking DQBUF or DQEVENT). For DQBUF of
  * USERPTR memory, data and data_len are set to the frame bytes the caller must
- * copy to arg's m.userptr. extra/extra_len: the user memory the argument
+ * copy to arg's m.userptr (-E2BIG, the frame kept, when they exceed
+ * max_userptr_copy); with data NULL the frame stays in the buffer's
+ * staging memory for the app to fetch, whatever its size. extra/extra_len: the user memory the argument
  * points to, read in (cuse/ioctl_table.h): for G/S/TRY_EXT_CTRLS the
  * controls array (count entries), answered in place; arg's controls
  * pointer is never followed. */
@@ -126,8 +128,9 @@ int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk
 	      const uint8_t **data, size_t *len);
 void node_read_done(struct node *n, struct node_file *f, size_t len);
 
-/* poll() events for the file (POLLPRI when an event is pending); may start
- * read() emulation as vb2 does. */
-unsigned node_poll(struct node *n, struct node_file *f);
+/* poll() events for the file given the requested ones (POLLPRI when an
+ * event is pending); a POLLIN poller of an idle queue starts read()
+ * emulation, as vb2 does. */
+unsigned node_poll(struct node *n, struct node_file *f, unsigned requested);
 
 #endif

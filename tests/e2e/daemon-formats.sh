@@ -64,6 +64,9 @@ for profile in "${PROFILES[@]}"; do
 		compliance /dev/video10 --no-streaming \
 			"VIDIOC_ENUM_FMT/FRAMESIZES/FRAMEINTERVALS|fmtdesc.description mismatch: was 'Y/UV 4:2:0', expected 'Y/CbCr 4:2:0'" \
 			"VIDIOC_G_FMT|$skew" "VIDIOC_TRY_FMT|$skew" "VIDIOC_S_FMT|$skew"
+	elif [ "$profile" = usb3 ]; then
+		step "usb3: uvcuse-run v4l2-compliance -s (SuperSpeed isochronous streaming)"
+		COMPLIANCE_RUN=$UVCUSE_RUN compliance /dev/video10
 	else
 		compliance /dev/video10 --no-streaming
 	fi

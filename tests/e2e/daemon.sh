@@ -82,17 +82,13 @@ ctrl_tests='test VIDIOC_(QUERYCTRL|QUERY_EXT_CTRL/QUERYMENU|G/S_CTRL|G/S/TRY_EXT
 grep -E "$ctrl_tests" "$WORK/compliance.log" | sed 's/^\s*/  /'
 [ "$(grep -cE "$ctrl_tests OK\$" "$WORK/compliance.log")" -eq 5 ] || fail "control tests of v4l2-compliance did not all run"
 
-step "v4l2-compliance -s: read() and blocking wait pass"
-v4l2-compliance -d "$NODE" -s >"$WORK/compliance-s.log" 2>&1 || true
-grep -E '^\s*test .*: (OK|FAIL)|^Total' "$WORK/compliance-s.log" | grep -E 'read|blocking|MMAP|USERPTR|DMABUF|Total' || true
-grep -qE '^\s*test read/write: OK' "$WORK/compliance-s.log" || { cat "$WORK/compliance-s.log"; fail "read/write test"; }
-grep -qE '^\s*test blocking wait: OK' "$WORK/compliance-s.log" || { cat "$WORK/compliance-s.log"; fail "blocking wait test"; }
-# Failures allowed until the preload library exists: MMAP and USERPTR
-# streaming, which need mmap() or more than 128 KiB per ioctl.
-others=$(grep -E '^\s*test .*: FAIL' "$WORK/compliance-s.log" | grep -vE 'test (MMAP|USERPTR)' || true)
-[ -z "$others" ] || { cat "$WORK/compliance-s.log"; fail "v4l2-compliance -s: $others"; }
-echo "failing tests that need the preload library:"
-grep -E '^\s*test (MMAP|USERPTR).*: FAIL' "$WORK/compliance-s.log" | sed 's/^\s*/  /' || true
+# Without the library MMAP cannot map and O_NONBLOCK set by fcntl() after
+# open is invisible to the daemon (CUSE passes file flags with open and read
+# only), so v4l2-compliance's select() loop would wait in DQEVENT: -s runs
+# under uvcuse-run, as apps that stream by MMAP must.
+step "uvcuse-run v4l2-compliance -s: every test passes with the preload library"
+COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE"
+grep -E '^\s*test (MMAP|USERPTR|read|blocking).*: ' "$WORK/compliance.log" | sed 's/^\s*/  /'
 
 for spec in "YUYV 640x480" "MJPG 1920x1080"; do
 	set -- $spec

@@ -7,8 +7,10 @@ attacker on the buffer socket.
   preload_client.py syscall NODE     libv4l2's way: syscall(SYS_mmap)
   preload_client.py fork NODE        a forked child and a dup'd fd map too
   preload_client.py other            /dev/zero and anonymous maps still work
-  preload_client.py hello NODE N     prints N tokens + socket path, holds
+  preload_client.py hello NODE N [own|plain]
+                                     prints N tokens + socket path, holds
                                      the file open until stdin closes
+                                     (plain: no STREAMON, for a real node)
   preload_client.py steal PATH TOKEN presents TOKEN: prints the answer
 Exit 0: as expected; 3: an errno (printed); 1: wrong content."""
 import array, ctypes, errno, fcntl, mmap, os, socket, struct, sys
@@ -119,8 +121,8 @@ def cmd_other():
     print('anonymous, /dev/zero and file maps ok')
 
 
-def cmd_hello(node, n):
-    fd = open_node(node)
+def cmd_hello(node, n, how='own'):
+    fd = open_node(node, how == 'own')
     for _ in range(int(n)):
         h = bytearray(132)
         fcntl.ioctl(fd, HELLO, h)

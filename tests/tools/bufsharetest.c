@@ -81,8 +81,9 @@ static void t_read(void *ctx, void *data, struct cuse_req *req, size_t size, off
 	cuse_reply_error(req, EINVAL);
 }
 
-static unsigned t_poll(void *ctx, void *data)
+static unsigned t_poll(void *ctx, void *data, unsigned requested)
 {
+	(void)requested;
 	(void)ctx, (void)data;
 	return 0;
 }

@@ -226,8 +226,9 @@ static void t_read(void *ctx, void *data, struct cuse_req *req, size_t size, off
 	park(t, req, data, size, NULL, false);
 }
 
-static unsigned t_poll(void *ctx, void *data)
+static unsigned t_poll(void *ctx, void *data, unsigned requested)
 {
+	(void)requested;
 	struct test *t = ctx;
 	(void)data;
 	return t->frames != 0 ? POLLIN | POLLRDNORM : 0;

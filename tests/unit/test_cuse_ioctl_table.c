@@ -163,6 +163,41 @@ START_TEST(ext_ctrls_zero_one_many)
 }
 END_TEST
 
+/* QBUF/PREPARE_BUF of a USERPTR capture buffer: the kernel reads the
+ * buffer's first and last byte (EFAULT before the daemon sees a bad
+ * pointer); MMAP buffers and a null pointer need nothing more. */
+START_TEST(userptr_first_and_last_byte)
+{
+	unsigned cmds[] = { VIDIOC_QBUF, VIDIOC_PREPARE_BUF };
+	for (unsigned i = 0; i < 2; i++) {
+		const struct cuse_ioctl_desc *d = cuse_ioctl_find(cmds[i]);
+		struct cuse_plan p;
+		struct {
+			struct v4l2_buffer b;
+			char bytes[2];
+		} r = { .b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_USERPTR,
+			       .m.userptr = 0x7000, .length = 614400 } };
+		ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &r.b, sizeof(r.b), sizeof(r.b), &p), 0);
+		ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+		ck_assert_uint_eq(p.n_in, 3);
+		ck_assert_ptr_eq(p.in_iov[1].iov_base, ptr(0x7000));
+		ck_assert_uint_eq(p.in_iov[1].iov_len, 1);
+		ck_assert_ptr_eq(p.in_iov[2].iov_base, ptr(0x7000 + 614400 - 1));
+		ck_assert_uint_eq(p.in_iov[2].iov_len, 1);
+		ck_assert_uint_eq(p.n_out, 1); /* nothing written back into the buffer */
+		ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &r, sizeof(r.b) + 2, sizeof(r.b), &p), 0);
+		ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+		r.b.m.userptr = 0;
+		ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &r.b, sizeof(r.b), sizeof(r.b), &p), 0);
+		ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+		r.b.memory = V4L2_MEMORY_MMAP;
+		r.b.m.offset = 0x7000;
+		ck_assert_int_eq(cuse_ioctl_plan(d, UARG, &r.b, sizeof(r.b), sizeof(r.b), &p), 0);
+		ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	}
+}
+END_TEST
+
 START_TEST(ext_ctrls_too_many)
 {
 	struct cuse_plan p;
@@ -291,6 +326,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, iowr_asks_both_then_calls);
 	tcase_add_test(tc, ext_ctrls_zero_one_many);
 	tcase_add_test(tc, ext_ctrls_too_many);
+	tcase_add_test(tc, userptr_first_and_last_byte);
 	tcase_add_test(tc, region_too_large);
 	tcase_add_test(tc, argument_changed_between_rounds);
 	tcase_add_test(tc, uvc_ctrl_map_and_query);

@@ -9,10 +9,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/videodev2.h>
 
 #include "unit_run.h"
 
@@ -118,6 +121,61 @@ START_TEST(syscall_numbers)
 }
 END_TEST
 
+/* ioctl and fcntl are interposed (DQBUF, FIONBIO, F_SETFL look at the
+ * file); on anything but a uvcuse node they answer as libc, errno too. */
+START_TEST(ioctl_and_fcntl_elsewhere)
+{
+	Dl_info info;
+	ck_assert(dladdr(dlsym(RTLD_DEFAULT, "ioctl"), &info));
+	ck_assert_ptr_nonnull(strstr(info.dli_fname, "libuvcuse-preload.so"));
+	ck_assert(dladdr(dlsym(RTLD_DEFAULT, "fcntl"), &info));
+	ck_assert_ptr_nonnull(strstr(info.dli_fname, "libuvcuse-preload.so"));
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	int null = open("/dev/null", O_RDWR);
+	ck_assert_int_ge(null, 0);
+	for (int round = 0; round < 2; round++) { /* the second from the cache */
+		/* O_NONBLOCK set and cleared, by fcntl, fcntl64, FIONBIO, syscall */
+		errno = 77;
+		ck_assert_int_eq(fcntl(null, F_SETFL, O_NONBLOCK), 0);
+		ck_assert_int_eq(errno, 77);
+		ck_assert_int_eq(fcntl(null, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+		int off = 0;
+		ck_assert_int_eq(ioctl(fds[0], FIONBIO, &off), 0);
+		ck_assert_int_eq(fcntl(fds[0], F_GETFL) & O_NONBLOCK, 0);
+		int on = 1;
+		ck_assert_int_eq(ioctl(fds[0], FIONBIO, &on), 0);
+		ck_assert_int_eq(fcntl(fds[0], F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+		ck_assert_int_eq(syscall(SYS_fcntl, null, F_SETFL, 0L), 0);
+		ck_assert_int_eq(fcntl(null, F_GETFL) & O_NONBLOCK, 0);
+		ck_assert_int_eq(fcntl(999, F_SETFL, O_NONBLOCK), -1);
+		ck_assert_int_eq(errno, EBADF);
+		ck_assert_int_eq(fcntl(fds[0], F_DUPFD_CLOEXEC, 100), 100);
+		ck_assert_int_eq(fcntl(100, F_GETFD), FD_CLOEXEC);
+		close(100);
+		/* DQBUF on a character device that is not a node: its answer */
+		struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					 .memory = V4L2_MEMORY_USERPTR };
+		ck_assert_int_eq(ioctl(null, VIDIOC_DQBUF, &b), -1);
+		ck_assert_int_eq(errno, ENOTTY);
+		ck_assert_int_eq(syscall(SYS_ioctl, null, VIDIOC_DQBUF, &b), -1);
+		ck_assert_int_eq(errno, ENOTTY);
+		ck_assert_int_eq(ioctl(fds[0], VIDIOC_DQBUF, &b), -1);
+		ck_assert_int_eq(errno, ENOTTY);
+		ck_assert_int_eq(ioctl(null, VIDIOC_DQBUF, NULL), -1);
+		ck_assert_int_eq(errno, ENOTTY);
+		ck_assert_int_eq(ioctl(999, VIDIOC_DQBUF, &b), -1);
+		ck_assert_int_eq(errno, EBADF);
+		int n = -1;
+		ck_assert_int_eq(ioctl(fds[0], FIONREAD, &n), 0);
+		ck_assert_int_eq(n, 0);
+	}
+	close(null);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
 /* A forked child inherits the library and its cache. */
 START_TEST(forked_child)
 {
@@ -142,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, anonymous_keeps_errno);
 	tcase_add_test(tc, files_and_devices);
 	tcase_add_test(tc, syscall_numbers);
+	tcase_add_test(tc, ioctl_and_fcntl_elsewhere);
 	tcase_add_test(tc, forked_child);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -323,9 +323,9 @@ START_TEST(mmap_streaming_and_owner)
 	struct v4l2_buffer buf = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, NULL, NULL), -EAGAIN);
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), NODE_WAIT);
-	ck_assert_uint_eq(node_poll(&n, &a) & POLLIN, 0);
+	ck_assert_uint_eq(node_poll(&n, &a, POLLIN | POLLPRI) & POLLIN, 0);
 	deliver_frame(0x42, 640 * 480 * 2);
-	ck_assert_uint_ne(node_poll(&n, &a) & POLLIN, 0);
+	ck_assert_uint_ne(node_poll(&n, &a, POLLIN | POLLPRI) & POLLIN, 0);
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), 0);
 	ck_assert_uint_eq(buf.bytesused, 640 * 480 * 2);
 	ck_assert_uint_eq(buf.sequence, 0);
@@ -421,6 +421,25 @@ START_TEST(read_in_chunks)
 	ck_assert_uint_eq(fake.starts, 2);
 	node_release(&n, &b);
 	ck_assert_uint_eq(fake.stops, 2);
+}
+END_TEST
+
+/* vb2_core_poll: only a POLLIN poller starts read() emulation on an idle
+ * queue; a POLLPRI (or POLLOUT) poller gets no queue events at all. */
+START_TEST(poll_starts_reading_only_for_pollin)
+{
+	struct node_file a;
+	node_open(&n, &a);
+	ck_assert_uint_eq(node_poll(&n, &a, POLLPRI), 0);
+	ck_assert_uint_eq(node_poll(&n, &a, POLLOUT), 0);
+	ck_assert_uint_eq(fake.starts, 0);
+	ck_assert_uint_eq(node_poll(&n, &a, POLLIN), 0);
+	ck_assert_uint_eq(fake.starts, 1);
+	deliver_frame(0x33, 640 * 480 * 2);
+	ck_assert_uint_eq(node_poll(&n, &a, POLLPRI), 0);
+	ck_assert_uint_eq(node_poll(&n, &a, POLLIN | POLLPRI), POLLIN | POLLRDNORM);
+	node_release(&n, &a);
+	ck_assert_uint_eq(fake.stops, 1);
 }
 END_TEST
 
@@ -859,8 +878,8 @@ START_TEST(ctrl_events)
 					       .flags = V4L2_EVENT_SUB_FL_SEND_INITIAL };
 	ck_assert_uint_eq(f.navailable, 0);
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
-	/* a poller waiting for events does not start read() emulation */
-	ck_assert_uint_eq(node_poll(&n, &f) & POLLPRI, POLLPRI);
+	/* a poller waiting for events alone does not start read() emulation */
+	ck_assert_uint_eq(node_poll(&n, &f, POLLPRI), POLLPRI);
 	ck_assert_uint_eq(fake.starts, 0);
 	ck_assert_int_eq(dq(&f, &ev), 0);
 	ck_assert_uint_eq(ev.type, V4L2_EVENT_CTRL);
@@ -874,7 +893,7 @@ START_TEST(ctrl_events)
 	ck_assert_uint_eq(ev.sequence, 0);
 	ck_assert_uint_eq(ev.pending, 0);
 	ck_assert_uint_eq(ev.reserved[0], 0);
-	ck_assert_uint_eq(node_poll(&n, &f) & POLLPRI, 0);
+	ck_assert_uint_eq(node_poll(&n, &f, POLLPRI) & POLLPRI, 0);
 	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
 	ck_assert_int_eq(node_ioctl(&n, &f, VIDIOC_DQEVENT, &ev, NULL, 0, false, NULL, NULL), NODE_WAIT);
 	/* subscribing again sends nothing; classes send nothing; others fail */
@@ -968,6 +987,7 @@ int main(void)
 	tcase_add_test(tc, mmap_streaming_and_owner);
 	tcase_add_test(tc, owner_close_stops_the_camera);
 	tcase_add_test(tc, read_in_chunks);
+	tcase_add_test(tc, poll_starts_reading_only_for_pollin);
 	tcase_add_test(tc, streamoff_while_reading);
 	tcase_add_test(tc, streamon_failure_keeps_buffers);
 	tcase_add_test(tc, userptr_too_large_is_kept);
