@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "log.h"
 #include "loop.h"
 #include "uvc/payload.h"
+#include "uvc/status.h"
 #include "v4l2/node.h"
 
 /* A request waiting for a frame or an event: a blocking DQBUF, the first
@@ -64,6 +66,10 @@ struct device {
 	uint64_t frames, frames_error;
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
 	char name[64];
+	/* status endpoint and VIDIOC_LOG_STATUS (see their sections) */
+	uint64_t frames_dropped;
+	unsigned status_malformed;
+	bool status_running;
 };
 
 /* Buffer memory: one memfd per buffer, mapped here; a later preload
@@ -174,6 +180,7 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 		return; /* cannot happen: the assembler only writes what we gave */
 	dev->given = NULL;
 	if (ev->flags & UVC_ASM_DROPPED) {
+		dev->frames_dropped++;
 		vq_requeue(&dev->node.queue, b);
 	} else {
 		struct timespec ts;
@@ -269,13 +276,165 @@ static int op_ctrl_request(void *opaque, const struct ctrls_request *r, uint8_t 
 	return usb_query_ctrl(dev->cam, r->query, r->entity, r->selector, data, r->size);
 }
 
+static void op_log_status(void *opaque);
+
 static const struct node_ops node_ops = {
 	.probe = op_probe,
 	.stream_on = op_stream_on,
 	.stream_off = op_stream_off,
 	.buffer_queued = op_buffer_queued,
 	.ctrl_request = op_ctrl_request,
+	.log_status = op_log_status,
 };
+
+/* --- status endpoint: the camera's own control changes --------------------- */
+
+/* From the loop (usb/ defers it out of libusb's event handling), so the
+ * control events may read the camera. */
+static void on_status_packet(void *opaque, const uint8_t *packet, size_t len)
+{
+	struct device *dev = opaque;
+	struct uvc_status st;
+	char what[160];
+
+	uvc_status_parse(packet, len, &st);
+	uvc_status_describe(&st, what, sizeof(what));
+	if (st.kind == UVC_STATUS_IGNORED) {
+		if (st.malformed && dev->status_malformed < 5)
+			log_warn("status packet of %zu bytes ignored: %s%s", len, st.why,
+				 ++dev->status_malformed == 5 ? " (further ones at debug level)" : "");
+		else
+			log_debug("status packet of %zu bytes ignored: %s", len, st.why);
+		return;
+	}
+	log_debug("status: %s", what);
+	/* uvcvideo acts on value changes only (info, failure, min and max
+	 * changes, buttons and stream errors are logged) */
+	if (st.kind != UVC_STATUS_CONTROL || st.attribute != UVC_STATUS_ATTR_VALUE)
+		return;
+	unsigned events = dev->node.events_queued;
+	if (node_status_event(&dev->node, st.originator, st.selector, st.value, st.value_len) < 0)
+		log_debug("status: control %u/%u has no V4L2 control", st.originator, st.selector);
+	if (dev->node.events_queued != events)
+		wake_all(dev);
+}
+
+static void on_status_error(void *opaque, int err)
+{
+	struct device *dev = opaque;
+	dev->status_running = false;
+	if (err == -ENODEV) {
+		log_info("camera unplugged: removing /dev/%s", dev->name);
+		loop_quit(dev->loop, 0);
+		return;
+	}
+	log_warn("status endpoint stopped (%s): the camera's own control changes no longer "
+		 "become events", strerror(-err));
+}
+
+static void status_start(struct device *dev)
+{
+	int err = usb_status_start(dev->cam, on_status_packet, on_status_error, dev);
+	dev->status_running = err == 0;
+	if (err == -ENOENT)
+		log_debug("camera has no status endpoint: no events of its own changes");
+	else if (err)
+		log_warn("status endpoint: %s: no events of the camera's own changes", strerror(-err));
+}
+
+/* --- VIDIOC_LOG_STATUS ------------------------------------------------------ */
+
+/* The block goes to our log and, when we may write it, to the kernel log,
+ * where v4l2-ctl --log-status looks for it (after the last "START STATUS")
+ * as for a kernel driver. /dev/kmsg ratelimits ten writes per open, and a
+ * reader gets at most 1 KiB of a record with each line's "<N>[time] "
+ * prefix added: lines are packed into records that stay under that. */
+#define KMSG_PREFIX 24
+#define KMSG_RECORD 960
+
+struct status_log {
+	struct device *dev;
+	int kmsg;
+	char rec[KMSG_RECORD];
+	size_t len, shown; /* bytes, and as a reader sees them */
+};
+
+static void status_kmsg_flush(struct status_log *sl)
+{
+	if (sl->kmsg >= 0 && sl->len && write(sl->kmsg, sl->rec, sl->len) < 0) {
+		log_debug("/dev/kmsg: %s", strerror(errno));
+		close(sl->kmsg);
+		sl->kmsg = -1;
+	}
+	sl->len = 0;
+	sl->shown = 0;
+}
+
+static void status_line(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status_line(void *ctx, const char *fmt, ...)
+{
+	struct status_log *sl = ctx;
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_info("%s: %s", sl->dev->name, line);
+	if (sl->kmsg < 0)
+		return;
+	/* every line ends in a newline: the kernel keeps a record without
+	 * one open (unreadable) until the next record comes */
+	char full[300];
+	int n = snprintf(full, sizeof(full), "%suvcuse %s: %s\n", sl->len ? "" : "<6>",
+			 sl->dev->name, line);
+	if (n < 0)
+		return;
+	if (sl->len + (size_t)n >= sizeof(sl->rec) ||
+	    sl->shown + (size_t)n + KMSG_PREFIX >= KMSG_RECORD) {
+		status_kmsg_flush(sl);
+		n = snprintf(full, sizeof(full), "<6>uvcuse %s: %s\n", sl->dev->name, line);
+		if (n < 0)
+			return;
+	}
+	size_t len = (size_t)n < sizeof(full) ? (size_t)n : sizeof(full) - 1;
+	memcpy(sl->rec + sl->len, full, len);
+	sl->len += len;
+	sl->shown += len + KMSG_PREFIX;
+}
+
+static void op_log_status(void *opaque)
+{
+	struct device *dev = opaque;
+	const struct usb_camera_id *id = usb_camera_id(dev->cam);
+	const struct uvc_camera *model = usb_camera_model(dev->cam);
+	struct status_log sl = { .dev = dev };
+	struct usb_stream_stats ss;
+	struct usb_status_stats st;
+
+	sl.kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	usb_stream_get_stats(dev->cam, &ss);
+	usb_status_get_stats(dev->cam, &st);
+	status_line(&sl, "=================  START STATUS  =================");
+	status_line(&sl, "camera: %s%s%s, %04x:%04x, serial %s, %s", dev->node.id.card,
+		    id->manufacturer[0] ? " by " : "", id->manufacturer, id->vid, id->pid,
+		    id->serial[0] ? id->serial : "(none)", id->bus_info);
+	status_line(&sl, "USB %x.%02x, UVC %x.%02x, status endpoint %s (%llu packets, %llu errors)",
+		    id->bcd_usb >> 8, id->bcd_usb & 0xff, model->bcd_uvc >> 8, model->bcd_uvc & 0xff,
+		    !model->status_endpoint ? "none" : dev->status_running ? "running" : "stopped",
+		    (unsigned long long)st.packets, (unsigned long long)st.errors);
+	node_log_status(&dev->node, status_line, &sl);
+	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu%s",
+		    (unsigned long long)dev->frames, (unsigned long long)dev->frames_error,
+		    (unsigned long long)dev->frames_dropped, dev->stream_failed ? "; stream failed" : "");
+	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
+		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
+		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
+	status_line(&sl, "==================  END STATUS  ==================");
+	status_kmsg_flush(&sl);
+	if (sl.kmsg >= 0)
+		close(sl.kmsg);
+}
 
 /* --- cuse ops: requests of the apps ------------------------------------ */
 
@@ -658,6 +817,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	/* Without the socket the node still serves read() and USERPTR. */
 	if (bufshare_new(loop, NULL, cfg->name, buf_lookup, dev, &dev->bufshare) < 0)
 		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
+	status_start(dev);
 	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,
 		 id->bus_info, cfg->name);
 	*out = dev;
@@ -668,6 +828,7 @@ void device_free(struct device *dev)
 {
 	if (!dev)
 		return;
+	usb_status_stop(dev->cam); /* its callbacks use dev */
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->bufshare);
 	while (dev->files) {

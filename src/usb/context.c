@@ -106,6 +106,11 @@ static void on_eventfd(void *data, uint32_t events)
 				again = true;
 				break;
 			}
+			if (usb_status_has_work(c)) {
+				usb_status_deferred(c);
+				again = true;
+				break;
+			}
 		}
 	}
 }

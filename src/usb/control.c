@@ -66,14 +66,15 @@ int usb_uvc_error_errno(uint8_t code)
 	case 1: /* not ready */
 		return -EBUSY;
 	case 2: /* wrong state */
-		return -EACCES;
+		return -EILSEQ;
 	case 3: /* power */
 		return -EREMOTE;
 	case 4: /* out of range */
 		return -ERANGE;
 	case 5: /* invalid unit */
 	case 6: /* invalid control */
-	case 7: /* invalid request */
+	case 7: /* invalid request: the firmware lacks what it announced */
+		return -EIO;
 	case 8: /* invalid value within range */
 		return -EINVAL;
 	default: /* 0 cannot follow a STALL; reserved or unknown codes */

@@ -508,6 +508,7 @@ void usb_camera_close(struct usb_camera *cam)
 	if (!cam)
 		return;
 	usb_stream_stop(cam);
+	usb_status_stop(cam);
 	usb_ctx_remove_camera(cam->ctx, cam);
 	release_all(cam);
 	libusb_close(cam->handle);

@@ -50,6 +50,31 @@ struct usb_stream {
 	struct usb_stream_stats stats;
 };
 
+/* The status interrupt endpoint (status.c): one transfer always
+ * resubmitted; packets wait in a small queue for the loop, which hands
+ * them to the owner outside libusb's event handling. */
+#define USB_STATUS_QUEUE 16
+#define USB_STATUS_MAX_PACKET 64  /* bytes kept of a packet (uvcvideo reads 16) */
+
+struct usb_status {
+	bool active;                /* transfer allocated */
+	bool busy;                  /* submitted, callback not yet run */
+	bool stopping;
+	bool held;                  /* not resubmitted: the queue is full */
+	bool error_pending;         /* on_error to call from the loop */
+	bool error_reported;
+	int error;
+	unsigned failures;          /* failed completions in a row */
+	struct libusb_transfer *xfer;
+	usb_status_packet_cb on_packet;
+	usb_stream_error_cb on_error;
+	void *data;
+	uint8_t queue[USB_STATUS_QUEUE][USB_STATUS_MAX_PACKET];
+	uint16_t lens[USB_STATUS_QUEUE];
+	unsigned head, count;
+	struct usb_status_stats stats;
+};
+
 struct usb_camera {
 	struct usb_ctx *ctx;
 	struct usb_camera *next;    /* in ctx->cameras */
@@ -62,6 +87,7 @@ struct usb_camera {
 	bool detached[1 + 16];
 	bool gone;                  /* LIBUSB_ERROR_NO_DEVICE seen */
 	struct usb_stream stream;
+	struct usb_status status;
 };
 
 /* libusb error -> -errno. */
@@ -81,5 +107,10 @@ void usb_ctx_remove_camera(struct usb_ctx *ctx, struct usb_camera *cam);
 /* stream.c: the deferred work of one camera (finish a stop asked from a
  * callback, report an error), run from the loop outside libusb's events. */
 void usb_stream_deferred(struct usb_camera *cam);
+
+/* status.c: whether packets or an error wait for the loop, and handing
+ * them over (from the loop, outside libusb's events). */
+bool usb_status_has_work(const struct usb_camera *cam);
+void usb_status_deferred(struct usb_camera *cam);
 
 #endif

@@ -84,10 +84,10 @@ int usb_control(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t sel
  * uvcvideo returns (usb_uvc_error_errno); other failures as usb_control. */
 int usb_query_ctrl(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
 		   void *data, uint16_t len);
-/* bRequestErrorCode -> errno, as uvc_query_ctrl: 1 not ready -EBUSY,
- * 2 wrong state -EACCES, 3 power -EREMOTE, 4 out of range -ERANGE, 5..8
- * (invalid unit, control, request, value) -EINVAL, 0 and the rest -EPIPE.
- * Pure. */
+/* bRequestErrorCode -> errno, as uvc_query_ctrl of Debian 12's 6.1.192:
+ * 1 not ready -EBUSY, 2 wrong state -EILSEQ, 3 power -EREMOTE, 4 out of
+ * range -ERANGE, 5..7 (invalid unit, control, request) -EIO, 8 invalid
+ * value within range -EINVAL, 0 and the rest -EPIPE. Pure. */
 int usb_uvc_error_errno(uint8_t code);
 
 /* Probe and commit on streaming interface 'stream' (index into the model's
@@ -158,6 +158,28 @@ int usb_stream_plan(const struct uvc_streaming *vs, const struct uvc_probe *comm
 #define USB_FIXUP_PAYLOAD_SIGN (1u << 1)
 #define USB_FIXUP_PAYLOAD_ISO  (1u << 2)
 unsigned usb_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p);
+
+/* The camera's status interrupt endpoint (uvcvideo's status URB, which
+ * it runs while the node is open; here while the camera is served): one
+ * interrupt transfer of the endpoint's wMaxPacketSize, resubmitted after
+ * each packet. on_packet gets every non-empty packet (at most
+ * USB_STATUS_MAX_PACKET bytes of it) from the loop, outside libusb's event
+ * handling, so it may make synchronous control requests. on_error is
+ * called once, from the loop, when the endpoint stops by itself: -ENODEV
+ * the camera is gone, -EIO the transfer failed 8 times in a row (logged).
+ * -ENOENT when the camera has no status endpoint, -EALREADY when running,
+ * -ENODEV, -ENOMEM, or the submission's error. */
+typedef void (*usb_status_packet_cb)(void *data, const uint8_t *packet, size_t len);
+struct usb_status_stats {
+	uint64_t packets;          /* non-empty packets received */
+	uint64_t errors;           /* failed completions */
+};
+int usb_status_start(struct usb_camera *cam, usb_status_packet_cb on_packet,
+		     void (*on_error)(void *data, int err), void *data);
+/* Cancels the transfer and waits for it; safe when not running. Not from a
+ * transfer callback. usb_camera_close() calls it. */
+void usb_status_stop(struct usb_camera *cam);
+void usb_status_get_stats(const struct usb_camera *cam, struct usb_status_stats *st);
 
 struct usb_stream_stats {
 	uint64_t transfers, packets, packet_errors, bytes;

@@ -318,6 +318,10 @@ int32_t uvc_ctrl_menu_index(const struct uvc_ctrl_mapping *m, int32_t uvc_value)
 
 /* ---- names ---- */
 
+/* v4l2_ctrl_get_name() of the 6.1 core for the classes a camera's
+ * extension unit controls are mapped into (user, camera, flash, image
+ * source, image processing; v4l2-ctrls-defs.c): UVCIOC_CTRL_MAP takes the
+ * application's name only for ids it does not know. */
 static const struct {
 	uint32_t id;
 	const char *name;
@@ -327,37 +331,125 @@ static const struct {
 	{ V4L2_CID_CONTRAST, "Contrast" },
 	{ V4L2_CID_SATURATION, "Saturation" },
 	{ V4L2_CID_HUE, "Hue" },
+	{ V4L2_CID_AUDIO_VOLUME, "Volume" },
+	{ V4L2_CID_AUDIO_BALANCE, "Balance" },
+	{ V4L2_CID_AUDIO_BASS, "Bass" },
+	{ V4L2_CID_AUDIO_TREBLE, "Treble" },
+	{ V4L2_CID_AUDIO_MUTE, "Mute" },
+	{ V4L2_CID_AUDIO_LOUDNESS, "Loudness" },
+	{ V4L2_CID_BLACK_LEVEL, "Black Level" },
 	{ V4L2_CID_AUTO_WHITE_BALANCE, "White Balance, Automatic" },
+	{ V4L2_CID_DO_WHITE_BALANCE, "Do White Balance" },
 	{ V4L2_CID_RED_BALANCE, "Red Balance" },
 	{ V4L2_CID_BLUE_BALANCE, "Blue Balance" },
 	{ V4L2_CID_GAMMA, "Gamma" },
+	{ V4L2_CID_EXPOSURE, "Exposure" },
+	{ V4L2_CID_AUTOGAIN, "Gain, Automatic" },
 	{ V4L2_CID_GAIN, "Gain" },
+	{ V4L2_CID_HFLIP, "Horizontal Flip" },
+	{ V4L2_CID_VFLIP, "Vertical Flip" },
 	{ V4L2_CID_POWER_LINE_FREQUENCY, "Power Line Frequency" },
 	{ V4L2_CID_HUE_AUTO, "Hue, Automatic" },
 	{ V4L2_CID_WHITE_BALANCE_TEMPERATURE, "White Balance Temperature" },
 	{ V4L2_CID_SHARPNESS, "Sharpness" },
 	{ V4L2_CID_BACKLIGHT_COMPENSATION, "Backlight Compensation" },
+	{ V4L2_CID_CHROMA_AGC, "Chroma AGC" },
+	{ V4L2_CID_COLOR_KILLER, "Color Killer" },
+	{ V4L2_CID_COLORFX, "Color Effects" },
+	{ V4L2_CID_AUTOBRIGHTNESS, "Brightness, Automatic" },
+	{ V4L2_CID_BAND_STOP_FILTER, "Band-Stop Filter" },
+	{ V4L2_CID_ROTATE, "Rotate" },
+	{ V4L2_CID_BG_COLOR, "Background Color" },
+	{ V4L2_CID_CHROMA_GAIN, "Chroma Gain" },
+	{ V4L2_CID_ILLUMINATORS_1, "Illuminator 1" },
+	{ V4L2_CID_ILLUMINATORS_2, "Illuminator 2" },
+	{ V4L2_CID_MIN_BUFFERS_FOR_CAPTURE, "Min Number of Capture Buffers" },
+	{ V4L2_CID_MIN_BUFFERS_FOR_OUTPUT, "Min Number of Output Buffers" },
+	{ V4L2_CID_ALPHA_COMPONENT, "Alpha Component" },
+	{ V4L2_CID_COLORFX_CBCR, "Color Effects, CbCr" },
+	{ V4L2_CID_COLORFX_RGB, "Color Effects, RGB" },
 	{ V4L2_CID_CAMERA_CLASS, "Camera Controls" },
 	{ V4L2_CID_EXPOSURE_AUTO, "Auto Exposure" },
 	{ V4L2_CID_EXPOSURE_ABSOLUTE, "Exposure Time, Absolute" },
 	{ V4L2_CID_EXPOSURE_AUTO_PRIORITY, "Exposure, Dynamic Framerate" },
+	{ V4L2_CID_PAN_RELATIVE, "Pan, Relative" },
+	{ V4L2_CID_TILT_RELATIVE, "Tilt, Relative" },
+	{ V4L2_CID_PAN_RESET, "Pan, Reset" },
+	{ V4L2_CID_TILT_RESET, "Tilt, Reset" },
 	{ V4L2_CID_PAN_ABSOLUTE, "Pan, Absolute" },
 	{ V4L2_CID_TILT_ABSOLUTE, "Tilt, Absolute" },
 	{ V4L2_CID_FOCUS_ABSOLUTE, "Focus, Absolute" },
+	{ V4L2_CID_FOCUS_RELATIVE, "Focus, Relative" },
 	{ V4L2_CID_FOCUS_AUTO, "Focus, Automatic Continuous" },
 	{ V4L2_CID_ZOOM_ABSOLUTE, "Zoom, Absolute" },
+	{ V4L2_CID_ZOOM_RELATIVE, "Zoom, Relative" },
 	{ V4L2_CID_ZOOM_CONTINUOUS, "Zoom, Continuous" },
 	{ V4L2_CID_PRIVACY, "Privacy" },
 	{ V4L2_CID_IRIS_ABSOLUTE, "Iris, Absolute" },
 	{ V4L2_CID_IRIS_RELATIVE, "Iris, Relative" },
+	{ V4L2_CID_AUTO_EXPOSURE_BIAS, "Auto Exposure, Bias" },
+	{ V4L2_CID_AUTO_N_PRESET_WHITE_BALANCE, "White Balance, Auto & Preset" },
+	{ V4L2_CID_WIDE_DYNAMIC_RANGE, "Wide Dynamic Range" },
+	{ V4L2_CID_IMAGE_STABILIZATION, "Image Stabilization" },
+	{ V4L2_CID_ISO_SENSITIVITY, "ISO Sensitivity" },
+	{ V4L2_CID_ISO_SENSITIVITY_AUTO, "ISO Sensitivity, Auto" },
+	{ V4L2_CID_EXPOSURE_METERING, "Exposure, Metering Mode" },
+	{ V4L2_CID_SCENE_MODE, "Scene Mode" },
+	{ V4L2_CID_3A_LOCK, "3A Lock" },
+	{ V4L2_CID_AUTO_FOCUS_START, "Auto Focus, Start" },
+	{ V4L2_CID_AUTO_FOCUS_STOP, "Auto Focus, Stop" },
+	{ V4L2_CID_AUTO_FOCUS_STATUS, "Auto Focus, Status" },
+	{ V4L2_CID_AUTO_FOCUS_RANGE, "Auto Focus, Range" },
 	{ V4L2_CID_PAN_SPEED, "Pan, Speed" },
 	{ V4L2_CID_TILT_SPEED, "Tilt, Speed" },
+	{ V4L2_CID_UNIT_CELL_SIZE, "Unit Cell Size" },
+	{ V4L2_CID_CAMERA_ORIENTATION, "Camera Orientation" },
+	{ V4L2_CID_CAMERA_SENSOR_ROTATION, "Camera Sensor Rotation" },
+	{ V4L2_CID_FLASH_CLASS, "Flash Controls" },
+	{ V4L2_CID_FLASH_LED_MODE, "LED Mode" },
+	{ V4L2_CID_FLASH_STROBE_SOURCE, "Strobe Source" },
+	{ V4L2_CID_FLASH_STROBE, "Strobe" },
+	{ V4L2_CID_FLASH_STROBE_STOP, "Stop Strobe" },
+	{ V4L2_CID_FLASH_STROBE_STATUS, "Strobe Status" },
+	{ V4L2_CID_FLASH_TIMEOUT, "Strobe Timeout" },
+	{ V4L2_CID_FLASH_INTENSITY, "Intensity, Flash Mode" },
+	{ V4L2_CID_FLASH_TORCH_INTENSITY, "Intensity, Torch Mode" },
+	{ V4L2_CID_FLASH_INDICATOR_INTENSITY, "Intensity, Indicator" },
+	{ V4L2_CID_FLASH_FAULT, "Faults" },
+	{ V4L2_CID_FLASH_CHARGE, "Charge" },
+	{ V4L2_CID_FLASH_READY, "Ready to Strobe" },
+	{ V4L2_CID_IMAGE_SOURCE_CLASS, "Image Source Controls" },
+	{ V4L2_CID_VBLANK, "Vertical Blanking" },
+	{ V4L2_CID_HBLANK, "Horizontal Blanking" },
+	{ V4L2_CID_ANALOGUE_GAIN, "Analogue Gain" },
+	{ V4L2_CID_TEST_PATTERN_RED, "Red Pixel Value" },
+	{ V4L2_CID_TEST_PATTERN_GREENR, "Green (Red) Pixel Value" },
+	{ V4L2_CID_TEST_PATTERN_BLUE, "Blue Pixel Value" },
+	{ V4L2_CID_TEST_PATTERN_GREENB, "Green (Blue) Pixel Value" },
+	{ V4L2_CID_NOTIFY_GAINS, "Notify Gains" },
+	{ V4L2_CID_IMAGE_PROC_CLASS, "Image Processing Controls" },
+	{ V4L2_CID_LINK_FREQ, "Link Frequency" },
+	{ V4L2_CID_PIXEL_RATE, "Pixel Rate" },
+	{ V4L2_CID_TEST_PATTERN, "Test Pattern" },
+	{ V4L2_CID_DEINTERLACING_MODE, "Deinterlacing Mode" },
+	{ V4L2_CID_DIGITAL_GAIN, "Digital Gain" },
 };
 
-const char *uvc_ctrl_v4l2_name(uint32_t id)
+const char *uvc_ctrl_v4l2_std_name(uint32_t id)
 {
 	for (size_t i = 0; i < N(names); i++)
 		if (names[i].id == id)
 			return names[i].name;
-	return "Unknown Control";
+	return NULL;
+}
+
+const char *uvc_ctrl_v4l2_name(uint32_t id)
+{
+	const char *name = uvc_ctrl_v4l2_std_name(id);
+	return name ? name : "Unknown Control";
+}
+
+const char *uvc_ctrl_mapping_name(const struct uvc_ctrl_mapping *m)
+{
+	return m->name ? m->name : uvc_ctrl_v4l2_name(m->id);
 }

@@ -27,6 +27,8 @@ enum uvc_ctrl_unit {
 	UVC_CTRL_UNIT_CAMERA,
 	UVC_CTRL_UNIT_PROCESSING,
 	UVC_CTRL_UNIT_GPIO,
+	UVC_CTRL_UNIT_EXTENSION, /* vendor controls: mapped by applications
+				  * (UVCIOC_CTRL_MAP), never in the tables */
 };
 
 /* One UVC control uvcvideo knows (uvc_ctrls[]). */
@@ -68,6 +70,9 @@ struct uvc_ctrl_mapping {
 	uint32_t slave_ids[2];
 	/* Applies when bcd_min <= bcdUVC < bcd_max (0: no bound). */
 	uint16_t bcd_min, bcd_max;
+	/* The application's name of a UVCIOC_CTRL_MAP mapping whose id the
+	 * V4L2 core does not name; NULL: the core's name for the id. */
+	const char *name;
 };
 
 /* The tables, in uvcvideo's order. The mappings hold the common ones first,
@@ -120,8 +125,17 @@ int uvc_ctrl_menu_max(uint32_t mask);
  * __uvc_ctrl_get_value does. */
 int32_t uvc_ctrl_menu_index(const struct uvc_ctrl_mapping *m, int32_t uvc_value);
 
-/* The name v4l2_ctrl_get_name gives the CIDs uvcvideo maps and the two
- * control classes, "Unknown Control" for others (uvc_map_get_name). */
+/* The name v4l2_ctrl_get_name gives an id of the user, camera, flash,
+ * image source or image processing class (the classes a camera's controls
+ * belong to), or NULL when it has none there. Ids of the other classes
+ * (codecs, radio, DV, detection, colorimetry) read as unnamed. */
+const char *uvc_ctrl_v4l2_std_name(uint32_t id);
+
+/* The same with "Unknown Control" for unnamed ids. */
 const char *uvc_ctrl_v4l2_name(uint32_t id);
+
+/* What VIDIOC_QUERYCTRL names a mapping (uvc_map_get_name): its own name
+ * (UVCIOC_CTRL_MAP), the core's, or "Unknown Control". */
+const char *uvc_ctrl_mapping_name(const struct uvc_ctrl_mapping *m);
 
 #endif

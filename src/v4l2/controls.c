@@ -1,10 +1,12 @@
 /* V4L2 controls with uvcvideo 6.1's answers (uvc_ctrl.c: uvc_query_v4l2_ctrl,
  * uvc_query_v4l2_menu, uvc_ctrl_is_accessible, uvc_ctrl_get, uvc_ctrl_set,
- * uvc_ctrl_commit_entity; uvc_v4l2.c: uvc_ioctl_query_ext_ctrl). See
- * controls.h for the request protocol. */
+ * uvc_ctrl_commit_entity, uvc_xu_ctrl_query, uvc_ctrl_add_mapping;
+ * uvc_v4l2.c: uvc_ioctl_query_ext_ctrl, uvc_ioctl_ctrl_map;
+ * uvc_driver.c: uvc_scan_chain). See controls.h for the request protocol. */
 #include "v4l2/controls.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/usb/video.h>
@@ -17,15 +19,50 @@ static const uint32_t classes[] = { V4L2_CID_CAMERA_CLASS, V4L2_CID_USER_CLASS }
 
 /* ---- building ---- */
 
+static bool in_list(const struct uvc_entity *const *out, unsigned n, const struct uvc_entity *e)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (out[k] == e)
+			return true;
+	return false;
+}
+
+static bool has_source(const struct uvc_entity *e, uint8_t id)
+{
+	for (unsigned s = 0; s < e->n_sources; s++)
+		if (e->sources[s] == id)
+			return true;
+	return false;
+}
+
+/* uvc_scan_chain_forward: the extension units (one input pin) that take
+ * their input from e, other than the one the walk came from, in descriptor
+ * order; they end there (no further scan from them). Output terminals
+ * found forward carry no controls and are left out. */
+static unsigned chain_forward(const struct uvc_camera *cam, const struct uvc_entity *e,
+			      const struct uvc_entity *prev, const struct uvc_entity **out,
+			      unsigned n, unsigned max)
+{
+	for (unsigned i = 0; i < cam->n_entities && n < max; i++) {
+		const struct uvc_entity *f = &cam->entities[i];
+
+		if (f == prev || f->kind != UVC_ENTITY_EXTENSION_UNIT || f->n_sources != 1 ||
+		    !has_source(f, e->id) || in_list(out, n, f))
+			continue;
+		out[n++] = f;
+	}
+	return n;
+}
+
 /* The chain uvcvideo scans (uvc_scan_chain): from the output terminal the
  * streaming interface links to, back through each entity's first source
- * (every source of a selector unit, which ends the walk). Entities off that
- * path have no controls, as in uvcvideo; forward branches are not followed.
- * Without an output terminal: every entity in descriptor order. */
+ * (every input terminal of a selector unit, which ends the walk), with
+ * each entity's forward extension units after it. Without an output
+ * terminal: every entity in descriptor order. */
 static unsigned chain_order(const struct uvc_camera *cam, const struct uvc_entity **out,
 			    unsigned max)
 {
-	const struct uvc_entity *e = NULL;
+	const struct uvc_entity *e = NULL, *prev = NULL;
 	unsigned n = 0;
 
 	if (cam->n_streams)
@@ -42,19 +79,24 @@ static unsigned chain_order(const struct uvc_camera *cam, const struct uvc_entit
 		return n;
 	}
 	while (e && n < max) {
-		for (unsigned k = 0; k < n; k++)
-			if (out[k] == e)
-				return n; /* a loop in the descriptors */
+		if (in_list(out, n, e))
+			return n; /* a loop in the descriptors */
 		out[n++] = e;
-		if (e->kind == UVC_ENTITY_SELECTOR_UNIT) {
+		n = chain_forward(cam, e, prev, out, n, max);
+		if (e->kind == UVC_ENTITY_SELECTOR_UNIT && e->n_sources > 1) {
 			for (unsigned s = 0; s < e->n_sources && n < max; s++) {
 				const struct uvc_entity *src = uvc_camera_find_entity(cam, e->sources[s]);
 
-				if (src && src->kind == UVC_ENTITY_INPUT_TERMINAL)
-					out[n++] = src;
+				if (!src || src->kind != UVC_ENTITY_INPUT_TERMINAL || in_list(out, n, src))
+					continue;
+				out[n++] = src;
+				n = chain_forward(cam, src, e, out, n, max);
 			}
 			break;
 		}
+		if (e->kind == UVC_ENTITY_INPUT_TERMINAL)
+			break;
+		prev = e;
 		e = e->n_sources ? uvc_camera_find_entity(cam, e->sources[0]) : NULL;
 	}
 	return n;
@@ -62,11 +104,15 @@ static unsigned chain_order(const struct uvc_camera *cam, const struct uvc_entit
 
 int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 {
-	const struct uvc_entity *chain[64];
-	unsigned n = chain_order(cam, chain, 64);
+	const struct uvc_entity *chain[CTRLS_MAX_CHAIN];
+	unsigned n = chain_order(cam, chain, CTRLS_MAX_CHAIN);
 
 	memset(c, 0, sizeof(*c));
+	c->cam = cam;
 	c->bcd_uvc = cam->bcd_uvc;
+	for (unsigned k = 0; k < n; k++)
+		c->chain[k] = chain[k]->id;
+	c->n_chain = n;
 	for (unsigned k = 0; k < n; k++) {
 		const struct uvc_entity *e = chain[k];
 		int unit = uvc_ctrl_entity_unit(e);
@@ -82,11 +128,14 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 			info = uvc_ctrl_info_find((enum uvc_ctrl_unit)unit, bit);
 			if (!info)
 				continue;
-			if (c->n_uvc == CTRLS_MAX_UVC)
+			if (c->n_uvc == CTRLS_MAX_STD)
 				return -E2BIG;
 			u = &c->uvc[c->n_uvc];
 			u->info = info;
 			u->entity = e->id;
+			u->selector = info->selector;
+			u->bit = (uint8_t)bit;
+			u->size = info->size;
 			u->flags = info->flags;
 			for (unsigned m = 0; m < uvc_ctrl_n_mappings; m++) {
 				const struct uvc_ctrl_mapping *map = &uvc_ctrl_mappings[m];
@@ -95,7 +144,7 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 					continue;
 				if (c->n_maps == CTRLS_MAX_MAPS)
 					return -E2BIG;
-				c->maps[c->n_maps++] = (struct ctrls_map){ map, c->n_uvc };
+				c->maps[c->n_maps++] = (struct ctrls_map){ map, c->n_uvc, false };
 				for (unsigned k2 = 0; k2 < N_CLASSES; k2++)
 					if (V4L2_CTRL_ID2WHICH(classes[k2]) == V4L2_CTRL_ID2WHICH(map->id))
 						c->class_bitmap |= BIT(k2);
@@ -112,9 +161,9 @@ static int need(struct ctrls *c, unsigned i, uint8_t query)
 {
 	c->need = (struct ctrls_request){ .ctrl = i,
 					  .entity = c->uvc[i].entity,
-					  .selector = c->uvc[i].info->selector,
+					  .selector = c->uvc[i].selector,
 					  .query = query,
-					  .size = c->uvc[i].info->size };
+					  .size = c->uvc[i].size };
 	return CTRLS_NEED;
 }
 
@@ -133,7 +182,7 @@ int ctrls_next_info(const struct ctrls *c, struct ctrls_request *r)
 			continue;
 		*r = (struct ctrls_request){ .ctrl = i,
 					     .entity = c->uvc[i].entity,
-					     .selector = c->uvc[i].info->selector,
+					     .selector = c->uvc[i].selector,
 					     .query = UVC_GET_INFO,
 					     .size = 1 };
 		return 1;
@@ -159,29 +208,61 @@ static int data_of(uint8_t query)
 	}
 }
 
+static uint8_t *dat(struct ctrls_uvc *u, int d)
+{
+	return u->xdata ? u->xdata + (size_t)d * u->size : u->data[d];
+}
+
+static const uint8_t *cdat(const struct ctrls_uvc *u, int d)
+{
+	return u->xdata ? u->xdata + (size_t)d * u->size : u->data[d];
+}
+
+uint8_t *ctrls_data(struct ctrls *c, unsigned i, enum ctrls_data d)
+{
+	return dat(&c->uvc[i], (int)d);
+}
+
+static void feed_xu_init(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data,
+			 int len);
+
 void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data, int len)
 {
 	struct ctrls_uvc *u;
 	int d;
 
+	if (r->ctrl == CTRLS_XU_INIT) {
+		feed_xu_init(c, r, data, len);
+		return;
+	}
 	if (r->ctrl >= c->n_uvc)
 		return;
 	u = &c->uvc[r->ctrl];
 	if (r->query == UVC_GET_INFO) {
-		u->flags = uvc_ctrl_flags_from_info(u->info->flags, len >= 1 ? data[0] : -EIO);
+		if (u->info)
+			u->flags = uvc_ctrl_flags_from_info(u->info->flags, len >= 1 ? data[0] : -EIO);
 		u->info_done = true;
 		return;
 	}
 	d = data_of(r->query);
 	if (d < 0)
 		return;
-	if (len < 0 || len < u->info->size) {
+	if (len < 0 || len < u->size) {
+		if (d == CTRLS_RES && !u->info) {
+			/* uvc_ctrl_populate_cache: GET_RES is mandatory for
+			 * extension unit controls, yet cameras choke on it;
+			 * uvcvideo takes a resolution of zero */
+			memset(dat(u, d), 0, u->size);
+			u->have |= (uint8_t)BIT(d);
+			return;
+		}
 		c->error = len < 0 ? len : -EIO;
 		if (d != CTRLS_CUR)
 			u->have = 0; /* uvcvideo fills its cache again from GET_DEF */
 		return;
 	}
-	memcpy(u->data[d], data, u->info->size);
+	if (u->size)
+		memcpy(dat(u, d), data, u->size);
 	if (d == CTRLS_CUR)
 		u->loaded = true;
 	else
@@ -217,7 +298,7 @@ static int load_cur(struct ctrls *c, unsigned i)
 	if (u->loaded)
 		return 0;
 	if (!(u->flags & UVC_CTRL_FLAG_GET_CUR)) {
-		memset(u->data[CTRLS_CUR], 0, sizeof(u->data[CTRLS_CUR]));
+		memset(dat(u, CTRLS_CUR), 0, u->size);
 		u->loaded = true;
 		return 0;
 	}
@@ -252,6 +333,14 @@ int ctrls_find(const struct ctrls *c, uint32_t id)
 	return k < 0 ? -EINVAL : k;
 }
 
+int ctrls_find_uvc(const struct ctrls *c, uint8_t entity, uint8_t selector)
+{
+	for (unsigned i = 0; i < c->n_uvc; i++)
+		if (c->uvc[i].entity == entity && c->uvc[i].selector == selector)
+			return (int)i;
+	return -ENOENT;
+}
+
 /* __uvc_find_control within one entity (masters live beside their slaves). */
 static int find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
 {
@@ -282,6 +371,11 @@ static int find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
 	return -1;
 }
 
+int ctrls_find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
+{
+	return find_in_entity(c, entity, id);
+}
+
 bool ctrls_is_class(const struct ctrls *c, uint32_t id)
 {
 	return find_class(c, id, 0) >= 0;
@@ -299,7 +393,6 @@ static void fill_class(struct v4l2_queryctrl *qc, int k)
 /* __uvc_ctrl_get of mapping k: GET_CUR needed, menus as indices. */
 static int get_value(struct ctrls *c, unsigned k, int32_t *value)
 {
-	const struct uvc_ctrl_mapping *m = c->maps[k].map;
 	unsigned i = c->maps[k].uvc;
 	int r;
 
@@ -308,10 +401,29 @@ static int get_value(struct ctrls *c, unsigned k, int32_t *value)
 	r = load_cur(c, i);
 	if (r)
 		return r;
-	*value = uvc_ctrl_get_value(m, UVC_GET_CUR, c->uvc[i].data[CTRLS_CUR]);
-	if (m->v4l2_type == V4L2_CTRL_TYPE_MENU)
-		*value = uvc_ctrl_menu_index(m, *value);
+	*value = ctrls_value_of(c, k, cdat(&c->uvc[i], CTRLS_CUR));
 	return 0;
+}
+
+int32_t ctrls_value_of(const struct ctrls *c, unsigned k, const uint8_t *data)
+{
+	const struct uvc_ctrl_mapping *m = c->maps[k].map;
+	int32_t value = uvc_ctrl_get_value(m, UVC_GET_CUR, data);
+
+	if (m->v4l2_type == V4L2_CTRL_TYPE_MENU)
+		value = uvc_ctrl_menu_index(m, value);
+	return value;
+}
+
+int ctrls_get_map(struct ctrls *c, unsigned k, int32_t *value)
+{
+	int err = take_error(c);
+
+	if (err)
+		return err;
+	if (k >= c->n_maps)
+		return -EINVAL;
+	return get_value(c, k, value);
 }
 
 /* ---- queries ---- */
@@ -326,7 +438,7 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 	memset(qc, 0, sizeof(*qc));
 	qc->id = m->id;
 	qc->type = m->v4l2_type;
-	strncpy((char *)qc->name, uvc_ctrl_v4l2_name(m->id), sizeof(qc->name) - 1);
+	strncpy((char *)qc->name, uvc_ctrl_mapping_name(m), sizeof(qc->name) - 1);
 	if (!(u->flags & UVC_CTRL_FLAG_GET_CUR))
 		qc->flags |= V4L2_CTRL_FLAG_WRITE_ONLY;
 	if (!(u->flags & UVC_CTRL_FLAG_SET_CUR))
@@ -349,7 +461,7 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 	if (r)
 		return r;
 	if (u->flags & UVC_CTRL_FLAG_GET_DEF)
-		qc->default_value = uvc_ctrl_get_value(m, UVC_GET_DEF, u->data[CTRLS_DEF]);
+		qc->default_value = uvc_ctrl_get_value(m, UVC_GET_DEF, dat(u, CTRLS_DEF));
 
 	switch (m->v4l2_type) {
 	case V4L2_CTRL_TYPE_MENU:
@@ -372,12 +484,23 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 		break;
 	}
 	if (u->flags & UVC_CTRL_FLAG_GET_MIN)
-		qc->minimum = uvc_ctrl_get_value(m, UVC_GET_MIN, u->data[CTRLS_MIN]);
+		qc->minimum = uvc_ctrl_get_value(m, UVC_GET_MIN, dat(u, CTRLS_MIN));
 	if (u->flags & UVC_CTRL_FLAG_GET_MAX)
-		qc->maximum = uvc_ctrl_get_value(m, UVC_GET_MAX, u->data[CTRLS_MAX]);
+		qc->maximum = uvc_ctrl_get_value(m, UVC_GET_MAX, dat(u, CTRLS_MAX));
 	if (u->flags & UVC_CTRL_FLAG_GET_RES)
-		qc->step = uvc_ctrl_get_value(m, UVC_GET_RES, u->data[CTRLS_RES]);
+		qc->step = uvc_ctrl_get_value(m, UVC_GET_RES, dat(u, CTRLS_RES));
 	return 0;
+}
+
+int ctrls_query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
+{
+	int err = take_error(c);
+
+	if (err)
+		return err;
+	if (k >= c->n_maps)
+		return -EINVAL;
+	return query_map(c, k, qc);
 }
 
 int ctrls_queryctrl(struct ctrls *c, struct v4l2_queryctrl *qc)
@@ -460,7 +583,7 @@ int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
 		r = cache(c, i);
 		if (r)
 			return r;
-		if (!(uvc_ctrl_get_value(m, UVC_GET_RES, c->uvc[i].data[CTRLS_RES]) &
+		if (!(uvc_ctrl_get_value(m, UVC_GET_RES, dat(&c->uvc[i], CTRLS_RES)) &
 		      (int32_t)entry->value))
 			return -EINVAL;
 	}
@@ -528,9 +651,9 @@ int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value)
 static int32_t clamp_integer(const struct uvc_ctrl_mapping *m, const struct ctrls_uvc *u,
 			     int32_t value)
 {
-	int32_t min = uvc_ctrl_get_value(m, UVC_GET_MIN, u->data[CTRLS_MIN]);
-	int32_t max = uvc_ctrl_get_value(m, UVC_GET_MAX, u->data[CTRLS_MAX]);
-	uint32_t step = (uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, u->data[CTRLS_RES]);
+	int32_t min = uvc_ctrl_get_value(m, UVC_GET_MIN, cdat(u, CTRLS_MIN));
+	int32_t max = uvc_ctrl_get_value(m, UVC_GET_MAX, cdat(u, CTRLS_MAX));
+	uint32_t step = (uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, cdat(u, CTRLS_RES));
 	uint32_t x;
 	int32_t v;
 
@@ -589,7 +712,7 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 			r = cache(c, i);
 			if (r)
 				return err ? err : r;
-			if (!((uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, u->data[CTRLS_RES]) &
+			if (!((uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, dat(u, CTRLS_RES)) &
 			      (uint32_t)uvc))
 				return -EINVAL;
 		}
@@ -600,7 +723,7 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 	}
 
 	/* A mapping that covers part of the control: read-modify-write. */
-	if (u->info->size * 8u != m->size) {
+	if (u->size * 8u != m->size) {
 		r = load_cur(c, i);
 		if (r) {
 			if (err)
@@ -611,9 +734,9 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 	if (err)
 		return err;
 	*value = v4l2;
-	if (!u->dirty)
-		memcpy(u->data[CTRLS_BACKUP], u->data[CTRLS_CUR], sizeof(u->data[CTRLS_CUR]));
-	uvc_ctrl_set_value(m, uvc, u->data[CTRLS_CUR]);
+	if (!u->dirty && u->size)
+		memcpy(dat(u, CTRLS_BACKUP), dat(u, CTRLS_CUR), u->size);
+	uvc_ctrl_set_value(m, uvc, dat(u, CTRLS_CUR));
 	u->dirty = true;
 	return 0;
 }
@@ -630,13 +753,13 @@ int ctrls_encode(struct ctrls *c, uint32_t id, int32_t value, uint8_t *out)
 	if (k < 0)
 		return -EINVAL;
 	i = c->maps[k].uvc;
-	if (c->uvc[i].info->size * 8u != c->maps[k].map->size) {
+	if (c->uvc[i].size * 8u != c->maps[k].map->size) {
 		r = load_cur(c, i);
 		if (r)
 			return r;
-		memcpy(out, c->uvc[i].data[CTRLS_CUR], c->uvc[i].info->size);
+		memcpy(out, dat(&c->uvc[i], CTRLS_CUR), c->uvc[i].size);
 	} else {
-		memset(out, 0, c->uvc[i].info->size);
+		memset(out, 0, c->uvc[i].size);
 	}
 	uvc_ctrl_set_value(c->maps[k].map, value, out);
 	return 0;
@@ -652,10 +775,10 @@ int ctrls_commit_next(const struct ctrls *c, unsigned from, struct ctrls_request
 			continue;
 		*r = (struct ctrls_request){ .ctrl = i,
 					     .entity = c->uvc[i].entity,
-					     .selector = c->uvc[i].info->selector,
+					     .selector = c->uvc[i].selector,
 					     .query = UVC_SET_CUR,
-					     .size = c->uvc[i].info->size };
-		*bytes = c->uvc[i].data[CTRLS_CUR];
+					     .size = c->uvc[i].size };
+		*bytes = cdat(&c->uvc[i], CTRLS_CUR);
 		return 1;
 	}
 	return 0;
@@ -668,8 +791,8 @@ void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result)
 	if (ctrl >= c->n_uvc)
 		return;
 	u = &c->uvc[ctrl];
-	if (result < 0)
-		memcpy(u->data[CTRLS_CUR], u->data[CTRLS_BACKUP], sizeof(u->data[CTRLS_CUR]));
+	if (result < 0 && u->dirty && u->size)
+		memcpy(dat(u, CTRLS_CUR), dat(u, CTRLS_BACKUP), u->size);
 	u->dirty = false;
 }
 
@@ -699,4 +822,381 @@ unsigned ctrls_error_idx(const struct ctrls *c, unsigned ctrl, const struct v4l2
 			return j;
 	}
 	return count;
+}
+
+/* ---- status reports ---- */
+
+void ctrls_invalidate(struct ctrls *c, unsigned i)
+{
+	if (i < c->n_uvc && !c->uvc[i].dirty)
+		c->uvc[i].loaded = false;
+}
+
+/* ---- extension units (uvc_xu_ctrl_query, uvc_ctrl_add_mapping) ---- */
+
+/* An application mapping with the storage its names and menu need. */
+struct user_map {
+	struct uvc_ctrl_mapping map; /* first: freed through it */
+	char name[32];
+	struct uvc_ctrl_menu menu[CTRLS_MAX_MENU];
+	char menu_names[CTRLS_MAX_MENU][32];
+};
+
+void ctrls_free(struct ctrls *c)
+{
+	unsigned n = 0;
+
+	/* Application mappings are all of extension unit controls, which go
+	 * too: what stays are the standard controls and their mappings. */
+	for (unsigned k = 0; k < c->n_maps; k++) {
+		if (c->maps[k].user)
+			free((void *)c->maps[k].map);
+		else
+			c->maps[n++] = c->maps[k];
+	}
+	c->n_maps = n;
+	c->n_user_maps = 0;
+	n = 0;
+	for (unsigned i = 0; i < c->n_uvc; i++) {
+		if (!c->uvc[i].info) {
+			free(c->uvc[i].xdata);
+			continue;
+		}
+		for (unsigned k = 0; k < c->n_maps; k++)
+			if (c->maps[k].uvc == i)
+				c->maps[k].uvc = n;
+		c->uvc[n++] = c->uvc[i];
+	}
+	c->n_uvc = n;
+	memset(&c->xu_init, 0, sizeof(c->xu_init));
+}
+
+static int chain_pos(const struct ctrls *c, uint8_t entity)
+{
+	for (unsigned k = 0; k < c->n_chain; k++)
+		if (c->chain[k] == entity)
+			return (int)k;
+	return (int)c->n_chain;
+}
+
+/* The extension unit with this ID in the chain, or NULL. */
+static const struct uvc_entity *xu_by_id(const struct ctrls *c, uint8_t id)
+{
+	const struct uvc_entity *e;
+
+	if (!c->cam || chain_pos(c, id) == (int)c->n_chain)
+		return NULL;
+	e = uvc_camera_find_entity(c->cam, id);
+	return e && e->kind == UVC_ENTITY_EXTENSION_UNIT ? e : NULL;
+}
+
+/* uvcvideo finds a control of an extension unit by ctrl->index ==
+ * selector - 1 among the bits set in bmControls (selector 0 never). */
+static bool xu_has(const struct uvc_entity *e, uint8_t selector)
+{
+	return selector > 0 && uvc_entity_has_control(e, selector - 1u);
+}
+
+/* The control's place in c->uvc[]: chain order, then bmControls bit. */
+static unsigned xu_slot(const struct ctrls *c, uint8_t entity, uint8_t bit)
+{
+	int pos = chain_pos(c, entity);
+	unsigned i = 0;
+
+	for (; i < c->n_uvc; i++) {
+		int p = chain_pos(c, c->uvc[i].entity);
+
+		if (p > pos || (p == pos && c->uvc[i].bit > bit))
+			break;
+	}
+	return i;
+}
+
+/* Adds the extension unit control GET_LEN and GET_INFO described
+ * (uvc_ctrl_add_info), at its place; the indices of the controls after it
+ * move up, in c->uvc[] and in c->maps[]. Returns its index, or -ENOMEM. */
+static int xu_insert(struct ctrls *c, uint8_t entity, uint8_t selector, uint16_t size,
+		     int info_byte)
+{
+	unsigned xus = 0, at;
+	struct ctrls_uvc *u;
+	uint8_t *xdata = NULL;
+
+	for (unsigned i = 0; i < c->n_uvc; i++)
+		xus += !c->uvc[i].info;
+	if (xus >= CTRLS_MAX_XU || c->n_uvc >= CTRLS_MAX_UVC)
+		return -ENOMEM;
+	if (size > CTRLS_MAX_BYTES) {
+		xdata = calloc(CTRLS_N_DATA, size);
+		if (!xdata)
+			return -ENOMEM;
+	}
+	at = xu_slot(c, entity, (uint8_t)(selector - 1));
+	memmove(&c->uvc[at + 1], &c->uvc[at], (c->n_uvc - at) * sizeof(c->uvc[0]));
+	c->n_uvc++;
+	for (unsigned k = 0; k < c->n_maps; k++)
+		if (c->maps[k].uvc >= at)
+			c->maps[k].uvc++;
+	u = &c->uvc[at];
+	memset(u, 0, sizeof(*u));
+	u->entity = entity;
+	u->selector = selector;
+	u->bit = (uint8_t)(selector - 1);
+	u->size = size;
+	u->xdata = xdata;
+	u->info_done = true;
+	/* uvc_ctrl_fill_xu_info: the range requests, and what GET_INFO says */
+	u->flags = uvc_ctrl_flags_from_info(UVC_CTRL_FLAG_GET_MIN | UVC_CTRL_FLAG_GET_MAX |
+						    UVC_CTRL_FLAG_GET_RES | UVC_CTRL_FLAG_GET_DEF,
+					    info_byte);
+	return (int)at;
+}
+
+static void feed_xu_init(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data,
+			 int len)
+{
+	if (!c->xu_init.active || r->entity != c->xu_init.entity ||
+	    r->selector != c->xu_init.selector)
+		return;
+	if (r->query == UVC_GET_LEN) {
+		if (len != 2) {
+			c->error = len < 0 ? len : -EPIPE;
+			return;
+		}
+		c->xu_init.size = (uint16_t)(data[0] | data[1] << 8);
+		c->xu_init.have_len = true;
+		return;
+	}
+	if (r->query != UVC_GET_INFO)
+		return;
+	if (len != 1) {
+		c->error = len < 0 ? len : -EPIPE;
+		return;
+	}
+	uint16_t size = c->xu_init.size;
+	memset(&c->xu_init, 0, sizeof(c->xu_init));
+	c->error = xu_insert(c, r->entity, r->selector, size, data[0]);
+	if (c->error > 0)
+		c->error = 0;
+}
+
+/* uvc_ctrl_init_xu_ctrl: 0 with the control's index in *index once
+ * GET_LEN and GET_INFO answered, CTRLS_NEED for them, or -errno (the
+ * control stays unknown, to be tried again). */
+static int xu_init(struct ctrls *c, uint8_t entity, uint8_t selector, unsigned *index)
+{
+	int err = take_error(c);
+	int i = ctrls_find_uvc(c, entity, selector);
+	bool ours = c->xu_init.active && c->xu_init.entity == entity &&
+		    c->xu_init.selector == selector;
+
+	if (i >= 0) {
+		*index = (unsigned)i; /* GET_INFO just answered, or known before */
+		return 0;
+	}
+	if (err || (!ours && c->xu_init.active)) {
+		/* a request failed, or an earlier introduction was left
+		 * half done (the caller gave up on it): start afresh */
+		memset(&c->xu_init, 0, sizeof(c->xu_init));
+		if (err)
+			return err == -ENOMEM ? -ENOMEM : -EIO;
+	}
+	if (!c->xu_init.active) {
+		c->xu_init.active = true;
+		c->xu_init.entity = entity;
+		c->xu_init.selector = selector;
+	}
+	c->need = (struct ctrls_request){ .ctrl = CTRLS_XU_INIT,
+					  .entity = entity,
+					  .selector = selector,
+					  .query = c->xu_init.have_len ? UVC_GET_INFO : UVC_GET_LEN,
+					  .size = c->xu_init.have_len ? 1 : 2 };
+	return CTRLS_NEED;
+}
+
+int ctrls_xu_query(struct ctrls *c, uint8_t unit, uint8_t selector, uint8_t query,
+		   uint16_t size, struct ctrls_request *r)
+{
+	const struct uvc_entity *e = xu_by_id(c, unit);
+	uint16_t flag = 0, want;
+	struct ctrls_uvc *u;
+	unsigned i;
+	int ret;
+
+	if (!e || !xu_has(e, selector)) {
+		take_error(c);
+		return -ENOENT;
+	}
+	ret = xu_init(c, unit, selector, &i);
+	if (ret == CTRLS_NEED)
+		return ret;
+	if (ret < 0)
+		return ret == -ENOMEM ? -ENOMEM : -ENOENT;
+	u = &c->uvc[i];
+	want = u->size;
+	switch (query) {
+	case UVC_GET_CUR:
+		flag = UVC_CTRL_FLAG_GET_CUR;
+		break;
+	case UVC_GET_MIN:
+		flag = UVC_CTRL_FLAG_GET_MIN;
+		break;
+	case UVC_GET_MAX:
+		flag = UVC_CTRL_FLAG_GET_MAX;
+		break;
+	case UVC_GET_DEF:
+		flag = UVC_CTRL_FLAG_GET_DEF;
+		break;
+	case UVC_GET_RES:
+		flag = UVC_CTRL_FLAG_GET_RES;
+		break;
+	case UVC_SET_CUR:
+		flag = UVC_CTRL_FLAG_SET_CUR;
+		break;
+	case UVC_GET_LEN:
+		want = 2;
+		break;
+	case UVC_GET_INFO:
+		want = 1;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (size != want)
+		return -ENOBUFS;
+	if (flag && !(u->flags & flag))
+		return -EBADRQC;
+	*r = (struct ctrls_request){ .ctrl = i,
+				     .entity = unit,
+				     .selector = selector,
+				     .query = query,
+				     .size = size };
+	return 0;
+}
+
+/* The extension unit control a mapping names: the first unit of the chain
+ * with that GUID that has the control (uvc_ctrl_add_mapping). */
+static const struct uvc_entity *xu_by_guid(const struct ctrls *c, const uint8_t guid[16],
+					   uint8_t selector)
+{
+	if (!c->cam)
+		return NULL;
+	for (unsigned k = 0; k < c->n_chain; k++) {
+		const struct uvc_entity *e = uvc_camera_find_entity(c->cam, c->chain[k]);
+
+		if (e && e->kind == UVC_ENTITY_EXTENSION_UNIT && !memcmp(e->guid, guid, 16) &&
+		    xu_has(e, selector))
+			return e;
+	}
+	return NULL;
+}
+
+/* Checks of uvc_ioctl_ctrl_map, before any request. */
+static int map_check(struct uvc_xu_control_mapping *xm, const struct uvc_menu_info *menu,
+		     unsigned menu_count)
+{
+	if (xm->data_type > UVC_CTRL_DATA_TYPE_BITMASK)
+		return -EINVAL;
+	if (!uvc_ctrl_v4l2_std_name(xm->id)) {
+		if (!xm->name[0])
+			return -EINVAL;
+		xm->name[sizeof(xm->name) - 1] = 0;
+	}
+	switch (xm->v4l2_type) {
+	case V4L2_CTRL_TYPE_INTEGER:
+	case V4L2_CTRL_TYPE_BOOLEAN:
+	case V4L2_CTRL_TYPE_BUTTON:
+		break;
+	case V4L2_CTRL_TYPE_MENU:
+		if (xm->menu_count == 0 || xm->menu_count > CTRLS_MAX_MENU)
+			return -EINVAL;
+		if (menu_count != xm->menu_count || !menu)
+			return -EFAULT; /* the caller could not read the menu */
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (xm->id & ~V4L2_CTRL_ID_MASK)
+		return -EINVAL;
+	return 0;
+}
+
+static struct user_map *user_map_new(const struct uvc_xu_control_mapping *xm,
+				     const struct uvc_menu_info *menu)
+{
+	struct user_map *um = calloc(1, sizeof(*um));
+
+	if (!um)
+		return NULL;
+	um->map.id = xm->id;
+	um->map.unit = UVC_CTRL_UNIT_EXTENSION;
+	um->map.selector = xm->selector;
+	um->map.size = xm->size;
+	um->map.offset = xm->offset;
+	um->map.v4l2_type = xm->v4l2_type;
+	um->map.data_type = (uint8_t)xm->data_type;
+	um->map.codec = UVC_CTRL_CODEC_LE;
+	if (!uvc_ctrl_v4l2_std_name(xm->id)) {
+		memcpy(um->name, xm->name, sizeof(um->name) - 1);
+		um->map.name = um->name;
+	}
+	if (xm->v4l2_type == V4L2_CTRL_TYPE_MENU) {
+		for (unsigned j = 0; j < xm->menu_count; j++) {
+			memcpy(um->menu_names[j], menu[j].name, sizeof(um->menu_names[j]) - 1);
+			um->menu[j].value = menu[j].value;
+			um->menu[j].name = um->menu_names[j];
+		}
+		um->map.menu = um->menu;
+		um->map.menu_mask = xm->menu_count >= 32 ? ~0u : (1u << xm->menu_count) - 1;
+	}
+	return um;
+}
+
+int ctrls_xu_map(struct ctrls *c, struct uvc_xu_control_mapping *xm,
+		 const struct uvc_menu_info *menu, unsigned menu_count)
+{
+	const struct uvc_entity *e;
+	struct user_map *um;
+	unsigned at, i;
+	int r;
+
+	r = map_check(xm, menu, menu_count);
+	if (r) {
+		take_error(c);
+		return r;
+	}
+	e = xu_by_guid(c, xm->entity, xm->selector);
+	if (!e) {
+		take_error(c);
+		return -ENOENT;
+	}
+	r = xu_init(c, e->id, xm->selector, &i);
+	if (r == CTRLS_NEED)
+		return r;
+	if (r < 0)
+		return r == -ENOMEM ? -ENOMEM : -ENOENT;
+	if (xm->size > 32 || xm->offset + xm->size > c->uvc[i].size * 8u)
+		return -EINVAL;
+	for (unsigned k = 0; k < c->n_maps; k++)
+		if (c->maps[k].uvc == i && c->maps[k].map->id == xm->id)
+			return -EEXIST;
+	if (c->n_user_maps >= CTRLS_MAX_USER_MAPS || c->n_maps >= CTRLS_MAX_MAPS)
+		return -ENOMEM;
+	um = user_map_new(xm, menu);
+	if (!um)
+		return -ENOMEM;
+	/* after the control's other mappings (list_add_tail) */
+	for (at = 0; at < c->n_maps && c->maps[at].uvc <= i; at++)
+		;
+	memmove(&c->maps[at + 1], &c->maps[at], (c->n_maps - at) * sizeof(c->maps[0]));
+	c->maps[at] = (struct ctrls_map){ &um->map, i, true };
+	c->n_maps++;
+	c->n_user_maps++;
+	for (unsigned k = 0; k < N_CLASSES; k++) {
+		if (V4L2_CTRL_ID2WHICH(classes[k]) == V4L2_CTRL_ID2WHICH(xm->id)) {
+			c->class_bitmap |= (uint8_t)BIT(k);
+			break;
+		}
+	}
+	return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <string.h>
 #include <time.h>
@@ -101,6 +102,7 @@ void node_destroy(struct node *n)
 	if (n->queue.streaming)
 		n->ops->stream_off(n->dev);
 	vq_destroy(&n->queue);
+	ctrls_free(&n->ctrls);
 }
 
 void node_open(struct node *n, struct node_file *f)
@@ -128,6 +130,11 @@ void node_release(struct node *n, struct node_file *f)
 	vq_release(&n->queue, f);
 	follow_queue(n, was && n->queue.owner == f);
 	prio_set(n, f, V4L2_PRIORITY_UNSET);
+	/* uvc_ctrl_cleanup_fh: a status report of its asynchronous control
+	 * now goes to everyone */
+	for (unsigned i = 0; i < n->ctrls.n_uvc; i++)
+		if (n->ctrls.uvc[i].owner == f)
+			n->ctrls.uvc[i].owner = NULL;
 	for (struct node_file **pp = &n->files; *pp; pp = &(*pp)->next) {
 		if (*pp == f) {
 			*pp = f->next;
@@ -329,16 +336,45 @@ static int streamoff(struct node *n, struct node_file *f, const int *type)
  * GET_DEF/MIN/MAX/RES, GET_CUR): a camera answering without end is broken. */
 #define CTRL_MAX_ROUNDS 16
 
+/* A buffer for one control request: extension unit controls may be far
+ * larger than the standard ones. */
+struct req_buf {
+	uint8_t small[64];
+	uint8_t *data;
+};
+
+static uint8_t *req_buf_get(struct req_buf *b, size_t size)
+{
+	memset(b->small, 0, sizeof(b->small));
+	b->data = size <= sizeof(b->small) ? b->small : calloc(1, size);
+	return b->data;
+}
+
+static void req_buf_put(struct req_buf *b)
+{
+	if (b->data != b->small)
+		free(b->data);
+	b->data = NULL;
+}
+
+/* One request to the camera (r->size bytes at data). */
+static int ctrl_request(struct node *n, const struct ctrls_request *r, uint8_t *data)
+{
+	if (!n->ops->ctrl_request)
+		return -EIO;
+	return n->ops->ctrl_request(n->dev, r, data);
+}
+
 /* Makes the request the control layer asked for and feeds the answer. */
 static void ctrl_feed(struct node *n)
 {
 	struct ctrls_request r = n->ctrls.need;
-	uint8_t data[CTRLS_MAX_BYTES] = { 0 };
-	int len = -EIO;
+	struct req_buf b;
+	uint8_t *data = req_buf_get(&b, r.size);
+	int len = data ? ctrl_request(n, &r, data) : -ENOMEM;
 
-	if (r.size <= sizeof(data) && n->ops->ctrl_request)
-		len = n->ops->ctrl_request(n->dev, &r, data);
-	ctrls_feed(&n->ctrls, &r, data, len);
+	ctrls_feed(&n->ctrls, &r, data ? data : b.small, len);
+	req_buf_put(&b);
 }
 
 /* Runs a control operation until it answers (see controls.h). */
@@ -449,8 +485,8 @@ static int g_ext_ctrls(struct node *n, struct v4l2_ext_controls *c, struct v4l2_
 /* uvc_ioctl_s_try_ext_ctrls: access of all, then each value clamped and
  * staged; S sends the staged controls (SET_CUR in uvcvideo's order), TRY
  * drops them. */
-static void send_events(struct node *n, struct node_file *origin, const struct v4l2_ext_control *xs,
-			unsigned count);
+static void send_events(struct node *n, struct node_file *origin, uint8_t entity,
+			const struct v4l2_ext_control *xs, unsigned count);
 
 static int s_try_ext_ctrls(struct node *n, struct node_file *f, struct v4l2_ext_controls *c,
 			   struct v4l2_ext_control *xs, unsigned long ioctl)
@@ -480,27 +516,44 @@ static int s_try_ext_ctrls(struct node *n, struct node_file *f, struct v4l2_ext_
 		ctrls_end(&n->ctrls);
 		return 0;
 	}
-	while (ctrls_commit_next(&n->ctrls, from, &r, &bytes)) {
-		uint8_t data[CTRLS_MAX_BYTES] = { 0 };
-		int res = -EIO;
+	/* __uvc_ctrl_commit: entity by entity in chain order; an entity
+	 * whose controls all went through sends its events, one that failed
+	 * does not and the rest are not sent */
+	uint8_t done[CTRLS_MAX_CHAIN];
+	unsigned n_done = 0;
+	int failed_entity = -1;
 
-		if (r.size <= sizeof(data) && n->ops->ctrl_request) {
-			memcpy(data, bytes, r.size);
-			res = n->ops->ctrl_request(n->dev, &r, data);
+	while (ctrls_commit_next(&n->ctrls, from, &r, &bytes)) {
+		struct req_buf b;
+		uint8_t *data = req_buf_get(&b, r.size);
+		int res = -ENOMEM;
+
+		if (data) {
+			if (r.size)
+				memcpy(data, bytes, r.size);
+			res = ctrl_request(n, &r, data);
 		}
+		req_buf_put(&b);
 		ctrls_commit_done(&n->ctrls, r.ctrl, res);
 		if (res < 0) {
 			/* the camera refused one: the rest are not sent */
 			ctrls_rollback(&n->ctrls);
 			c->error_idx = ctrls_error_idx(&n->ctrls, r.ctrl, xs, c->count);
+			failed_entity = r.entity;
 			ret = res;
 			break;
 		}
+		/* uvc_ctrl_set_handle: the camera reports it when done */
+		if (n->ctrls.uvc[r.ctrl].flags & UVC_CTRL_FLAG_ASYNCHRONOUS)
+			n->ctrls.uvc[r.ctrl].owner = f;
+		if ((!n_done || done[n_done - 1] != r.entity) && n_done < CTRLS_MAX_CHAIN)
+			done[n_done++] = r.entity;
 		from = r.ctrl + 1;
 	}
 	ctrls_end(&n->ctrls);
-	if (!ret)
-		send_events(n, f, xs, c->count);
+	for (unsigned e = 0; e < n_done; e++)
+		if (done[e] != failed_entity)
+			send_events(n, f, done[e], xs, c->count);
 	return ret;
 }
 
@@ -566,14 +619,12 @@ static struct node_sub *sub_find(struct node_file *f, uint32_t type, uint32_t id
 /* __v4l2_event_queue_fh with one element per subscription: a pending
  * event is replaced (v4l2_ctrl_replace: the new payload, the changes of
  * both) and moves to the end of the line. */
-static void event_queue(struct node *n, struct node_file *f, const struct v4l2_event *ev)
+static void event_queue(struct node *n, struct node_file *f, struct node_sub *s,
+			const struct v4l2_event *ev)
 {
-	struct node_sub *s = sub_find(f, ev->type, ev->id);
 	struct timespec ts;
 	uint32_t old_changes = 0;
 
-	if (!s)
-		return;
 	f->sequence++;
 	if (s->pending) {
 		old_changes = s->ev.u.ctrl.changes;
@@ -594,19 +645,19 @@ static void event_queue(struct node *n, struct node_file *f, const struct v4l2_e
 	n->events_queued++;
 }
 
-/* uvc_ctrl_fill_event: the control as QUERYCTRL describes it now (a failed
+/* uvc_ctrl_fill_event: mapping k as QUERYCTRL describes it now (a failed
  * query leaves what it filled, as uvcvideo ignores that error too). */
-static void fill_event(struct node *n, uint32_t id, int32_t value, uint32_t changes,
+static void fill_event(struct node *n, unsigned k, int32_t value, uint32_t changes,
 		       struct v4l2_event *ev)
 {
-	struct v4l2_queryctrl qc = { .id = id };
+	struct v4l2_queryctrl qc = { .id = n->ctrls.maps[k].map->id };
 	int ret;
 
-	CTRL_RUN(n, ret, ctrls_queryctrl(&n->ctrls, &qc));
+	CTRL_RUN(n, ret, ctrls_query_map(&n->ctrls, k, &qc));
 	(void)ret;
 	memset(ev, 0, sizeof(*ev));
 	ev->type = V4L2_EVENT_CTRL;
-	ev->id = id;
+	ev->id = n->ctrls.maps[k].map->id;
 	ev->u.ctrl.value = value;
 	ev->u.ctrl.changes = changes;
 	ev->u.ctrl.type = qc.type;
@@ -617,25 +668,34 @@ static void fill_event(struct node *n, uint32_t id, int32_t value, uint32_t chan
 	ev->u.ctrl.default_value = qc.default_value;
 }
 
-/* uvc_ctrl_send_event: to every subscriber but the file that made the
- * change, unless it asked for feedback or the flags changed. */
-static void send_event(struct node *n, struct node_file *origin, uint32_t id, int32_t value,
+/* The file's subscription to mapping k, or NULL. */
+static struct node_sub *sub_of_map(struct node_file *f, const struct ctrls *c, unsigned k)
+{
+	struct node_sub *s = sub_find(f, V4L2_EVENT_CTRL, c->maps[k].map->id);
+
+	return s && s->map == c->maps[k].map ? s : NULL;
+}
+
+/* uvc_ctrl_send_event: to every subscriber of mapping k but the file that
+ * made the change (NULL: none did), unless it asked for feedback or the
+ * flags changed. */
+static void send_event(struct node *n, struct node_file *origin, unsigned k, int32_t value,
 		       uint32_t changes)
 {
 	struct v4l2_event ev;
 	bool any = false;
 
 	for (struct node_file *f = n->files; f && !any; f = f->next)
-		any = sub_find(f, V4L2_EVENT_CTRL, id) != NULL;
+		any = sub_of_map(f, &n->ctrls, k) != NULL;
 	if (!any)
 		return;
-	fill_event(n, id, value, changes, &ev);
+	fill_event(n, k, value, changes, &ev);
 	for (struct node_file *f = n->files; f; f = f->next) {
-		struct node_sub *s = sub_find(f, V4L2_EVENT_CTRL, id);
+		struct node_sub *s = sub_of_map(f, &n->ctrls, k);
 
 		if (s && (f != origin || (s->flags & V4L2_EVENT_SUB_FL_ALLOW_FEEDBACK) ||
 			  (changes & V4L2_EVENT_CTRL_CH_FLAGS)))
-			event_queue(n, f, &ev);
+			event_queue(n, f, s, &ev);
 	}
 }
 
@@ -644,24 +704,29 @@ static void send_slave_event(struct node *n, struct node_file *origin, uint8_t e
 			     uint32_t slave_id)
 {
 	uint32_t changes = V4L2_EVENT_CTRL_CH_FLAGS;
+	int k = ctrls_find_in_entity(&n->ctrls, entity, slave_id);
 	int32_t val = 0;
-	bool found = false;
 	int ret;
 
-	for (unsigned k = 0; k < n->ctrls.n_maps && !found; k++)
-		found = n->ctrls.maps[k].map->id == slave_id &&
-			n->ctrls.uvc[n->ctrls.maps[k].uvc].entity == entity;
-	if (!found)
+	if (k < 0)
 		return;
-	CTRL_RUN(n, ret, ctrls_get(&n->ctrls, slave_id, &val));
+	CTRL_RUN(n, ret, ctrls_get_map(&n->ctrls, (unsigned)k, &val));
 	if (ret == 0)
 		changes |= V4L2_EVENT_CTRL_CH_VALUE;
-	send_event(n, origin, slave_id, val, changes);
+	send_event(n, origin, (unsigned)k, val, changes);
 }
 
-/* uvc_ctrl_send_events after a successful S_EXT_CTRLS. */
-static void send_events(struct node *n, struct node_file *origin, const struct v4l2_ext_control *xs,
-			unsigned count)
+static bool xs_has(const struct v4l2_ext_control *xs, unsigned count, uint32_t id)
+{
+	for (unsigned j = 0; j < count; j++)
+		if (xs[j].id == id)
+			return true;
+	return false;
+}
+
+/* uvc_ctrl_send_events for one entity after its controls were committed. */
+static void send_events(struct node *n, struct node_file *origin, uint8_t entity,
+			const struct v4l2_ext_control *xs, unsigned count)
 {
 	for (unsigned i = 0; i < count; i++) {
 		int k = ctrls_find(&n->ctrls, xs[i].id);
@@ -673,17 +738,65 @@ static void send_events(struct node *n, struct node_file *origin, const struct v
 			continue;
 		m = n->ctrls.maps[k].map;
 		u = &n->ctrls.uvc[n->ctrls.maps[k].uvc];
+		if (u->entity != entity)
+			continue;
 		if (u->flags & UVC_CTRL_FLAG_ASYNCHRONOUS)
 			continue; /* the camera reports it on its status endpoint */
-		for (unsigned j = 0; j < 2; j++)
-			if (m->slave_ids[j])
+		for (unsigned j = 0; j < 2 && m->slave_ids[j]; j++)
+			/* a slave set in the same request sends its own */
+			if (!xs_has(xs, count, m->slave_ids[j]))
 				send_slave_event(n, origin, u->entity, m->slave_ids[j]);
 		/* the master set in the same request: the flags may change too */
-		for (unsigned j = 0; m->master_id && j < count; j++)
-			if (xs[j].id == m->master_id)
-				changes |= V4L2_EVENT_CTRL_CH_FLAGS;
-		send_event(n, origin, m->id, xs[i].value, changes);
+		if (m->master_id && xs_has(xs, count, m->master_id))
+			changes |= V4L2_EVENT_CTRL_CH_FLAGS;
+		send_event(n, origin, (unsigned)k, xs[i].value, changes);
 	}
+}
+
+int node_status_event(struct node *n, uint8_t originator, uint8_t selector, const uint8_t *value,
+		      size_t len)
+{
+	int i = ctrls_find_uvc(&n->ctrls, originator, selector);
+	struct node_file *origin;
+	struct req_buf b;
+	uint8_t *data;
+	unsigned size, reported = 0;
+	bool mapped = false;
+
+	if (i < 0)
+		return -ENOENT;
+	for (unsigned k = 0; k < n->ctrls.n_maps && !mapped; k++)
+		mapped = n->ctrls.maps[k].uvc == (unsigned)i;
+	if (!mapped)
+		return -ENOENT; /* uvc_ctrl_status_event_async: nothing to tell */
+	size = n->ctrls.uvc[i].size;
+	/* the mappings read the control's full size: what the packet lacks
+	 * is zero */
+	data = req_buf_get(&b, size ? size : 1);
+	if (!data)
+		return -ENOMEM;
+	if (value && len && size)
+		memcpy(data, value, len < size ? len : size);
+	origin = n->ctrls.uvc[i].owner;
+	n->ctrls.uvc[i].owner = NULL;
+	ctrls_invalidate(&n->ctrls, (unsigned)i);
+	/* the list of mappings may not change below (no ioctl runs), but
+	 * their indices are looked up again for each */
+	for (unsigned k = 0; k < n->ctrls.n_maps; k++) {
+		const struct uvc_ctrl_mapping *m = n->ctrls.maps[k].map;
+		uint8_t entity = n->ctrls.uvc[i].entity;
+		int32_t v;
+
+		if (n->ctrls.maps[k].uvc != (unsigned)i)
+			continue;
+		v = ctrls_value_of(&n->ctrls, k, data);
+		for (unsigned j = 0; j < 2 && m->slave_ids[j]; j++)
+			send_slave_event(n, origin, entity, m->slave_ids[j]);
+		send_event(n, origin, k, v, V4L2_EVENT_CTRL_CH_VALUE);
+		reported++;
+	}
+	req_buf_put(&b);
+	return (int)reported;
 }
 
 /* VIDIOC_SUBSCRIBE_EVENT: control events only; a class is accepted and
@@ -694,15 +807,18 @@ static int subscribe(struct node *n, struct node_file *f, const struct v4l2_even
 	struct v4l2_event ev;
 	uint32_t changes = V4L2_EVENT_CTRL_CH_FLAGS;
 	int32_t val = 0;
-	int ret;
+	int ret, k = -1;
 
 	if (sub->type != V4L2_EVENT_CTRL)
 		return -EINVAL;
 	if (sub_find(f, sub->type, sub->id))
 		return 0; /* already listening */
 	bool is_class = ctrls_is_class(&n->ctrls, sub->id);
-	if (!is_class && ctrls_find(&n->ctrls, sub->id) < 0)
-		return -EINVAL;
+	if (!is_class) {
+		k = ctrls_find(&n->ctrls, sub->id);
+		if (k < 0)
+			return -EINVAL;
+	}
 	if (f->n_subs == NODE_MAX_SUBS)
 		return -ENOMEM;
 	s = &f->subs[f->n_subs++];
@@ -710,13 +826,14 @@ static int subscribe(struct node *n, struct node_file *f, const struct v4l2_even
 	s->type = sub->type;
 	s->id = sub->id;
 	s->flags = sub->flags;
+	s->map = is_class ? NULL : n->ctrls.maps[k].map;
 	if (is_class || !(sub->flags & V4L2_EVENT_SUB_FL_SEND_INITIAL))
 		return 0;
-	CTRL_RUN(n, ret, ctrls_get(&n->ctrls, sub->id, &val));
+	CTRL_RUN(n, ret, ctrls_get_map(&n->ctrls, (unsigned)k, &val));
 	if (ret == 0)
 		changes |= V4L2_EVENT_CTRL_CH_VALUE;
-	fill_event(n, sub->id, val, changes, &ev);
-	event_queue(n, f, &ev);
+	fill_event(n, (unsigned)k, val, changes, &ev);
+	event_queue(n, f, s, &ev);
 	return 0;
 }
 
@@ -759,6 +876,42 @@ static int dqevent(struct node_file *f, struct v4l2_event *ev, bool nonblock)
 	*ev = first->ev;
 	ev->pending = f->navailable;
 	return 0;
+}
+
+/* ---- extension units: uvcvideo's own ioctls (uvc_ioctl_default) ---- */
+
+/* UVCIOC_CTRL_QUERY: the request goes to the camera with the caller's
+ * bytes (extra), which also take the answer; the control cache is not
+ * involved, as in uvcvideo. */
+static int xu_query(struct node *n, struct uvc_xu_control_query *q, void *extra, size_t extra_len)
+{
+	struct ctrls_request r;
+	int ret;
+
+	CTRL_RUN(n, ret, ctrls_xu_query(&n->ctrls, q->unit, q->selector, q->query, q->size, &r));
+	if (ret)
+		return ret;
+	if (q->size && (!extra || extra_len != q->size))
+		return -EFAULT; /* the marshalling did not bring the data */
+	ret = ctrl_request(n, &r, extra);
+	return ret < 0 ? ret : 0;
+}
+
+/* UVCIOC_CTRL_MAP: the menu arrives as extra (menu mappings only). */
+static int xu_map(struct node *n, struct uvc_xu_control_mapping *xm, const void *extra,
+		  size_t extra_len)
+{
+	struct uvc_menu_info menu[CTRLS_MAX_MENU];
+	unsigned count = 0;
+	int ret;
+
+	if (xm->v4l2_type == V4L2_CTRL_TYPE_MENU && extra &&
+	    extra_len % sizeof(menu[0]) == 0 && extra_len <= sizeof(menu)) {
+		count = (unsigned)(extra_len / sizeof(menu[0]));
+		memcpy(menu, extra, extra_len);
+	}
+	CTRL_RUN(n, ret, ctrls_xu_map(&n->ctrls, xm, menu, count));
+	return ret;
 }
 
 int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
@@ -877,6 +1030,16 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 		return unsubscribe(f, arg);
 	case VIDIOC_DQEVENT:
 		return dqevent(f, arg, nonblock);
+	case VIDIOC_LOG_STATUS:
+		/* uvcvideo has none (ENOTTY); v4l2-ctl --log-status users
+		 * expect the state logged and 0 */
+		if (n->ops->log_status)
+			n->ops->log_status(n->dev);
+		return 0;
+	case UVCIOC_CTRL_QUERY:
+		return xu_query(n, arg, extra, extra_len);
+	case UVCIOC_CTRL_MAP:
+		return xu_map(n, arg, extra, extra_len);
 	default:
 		return -ENOTTY;
 	}
@@ -950,4 +1113,99 @@ unsigned node_poll(struct node *n, struct node_file *f, unsigned requested)
 			vq_release(q, f);
 	}
 	return vq_poll(q, f) | events;
+}
+
+/* ---- VIDIOC_LOG_STATUS ---- */
+
+static const char *memory_name(unsigned memory)
+{
+	switch (memory) {
+	case V4L2_MEMORY_MMAP:
+		return "mmap";
+	case V4L2_MEMORY_USERPTR:
+		return "userptr";
+	case VQ_MEMORY_READ:
+		return "read()";
+	default:
+		return "none";
+	}
+}
+
+/* One control as v4l2_ctrl_log_status prints it: name, value, the menu
+ * item, flags. */
+static void log_control(struct node *n, const struct v4l2_queryctrl *qc, node_log_fn *fn, void *ctx)
+{
+	const char *inactive = qc->flags & V4L2_CTRL_FLAG_INACTIVE ? " (inactive)" : "";
+	int32_t v = 0;
+	int ret;
+
+	if (qc->flags & V4L2_CTRL_FLAG_WRITE_ONLY) {
+		fn(ctx, "  %s: write-only%s", (const char *)qc->name, inactive);
+		return;
+	}
+	CTRL_RUN(n, ret, ctrls_get(&n->ctrls, qc->id, &v));
+	if (ret) {
+		fn(ctx, "  %s: unreadable (%s)%s", (const char *)qc->name, strerror(-ret), inactive);
+		return;
+	}
+	if (qc->type == V4L2_CTRL_TYPE_MENU) {
+		struct v4l2_querymenu qm = { .id = qc->id, .index = (uint32_t)v };
+
+		CTRL_RUN(n, ret, ctrls_querymenu(&n->ctrls, &qm));
+		fn(ctx, "  %s: %d (%s)%s", (const char *)qc->name, v,
+		   ret ? "?" : (const char *)qm.name, inactive);
+		return;
+	}
+	fn(ctx, "  %s: %d%s", (const char *)qc->name, v, inactive);
+}
+
+void node_log_status(struct node *n, node_log_fn *fn, void *ctx)
+{
+	const struct vq *q = &n->queue;
+	struct v4l2_fract t = fmt_interval_fract(n->probe.interval);
+	char fourcc[5] = { 0 };
+	unsigned files = 0, subs = 0, pending = 0, listed = 0;
+	struct v4l2_queryctrl qc = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+	int ret;
+
+	for (unsigned i = 0; i < 4; i++)
+		fourcc[i] = (char)((n->format->fourcc >> (8 * i)) & 0xff);
+	fn(ctx, "format: %s %ux%u, %u/%u s per frame, at most %u bytes per frame", fourcc,
+	   n->frame->width, n->frame->height, t.numerator, t.denominator,
+	   n->probe.max_video_frame_size);
+	fn(ctx, "streaming: %s; buffers: %u (%s), %u queued, %u done%s",
+	   q->streaming ? "yes" : "no", q->n_buffers, memory_name(q->memory), q->n_queued,
+	   q->n_done, q->error ? "; queue in error" : "");
+	for (const struct node_file *f = n->files; f; f = f->next) {
+		files++;
+		subs += f->n_subs;
+		pending += f->navailable;
+	}
+	fn(ctx, "open files: %u, event subscriptions: %u, events pending: %u", files, subs,
+	   pending);
+	fn(ctx, "controls: %u (%u mapped by applications, %u UVC controls)", n->ctrls.n_maps,
+	   n->ctrls.n_user_maps, n->ctrls.n_uvc);
+	/* in enumeration order, as v4l2-ctl lists them */
+	for (;;) {
+		uint32_t last = qc.id & V4L2_CTRL_ID_MASK;
+
+		qc.id = last | V4L2_CTRL_FLAG_NEXT_CTRL;
+		CTRL_RUN(n, ret, ctrls_queryctrl(&n->ctrls, &qc));
+		if (ret == -EINVAL)
+			break;
+		if (ret) {
+			fn(ctx, "  control after 0x%08x: %s", last, strerror(-ret));
+			break;
+		}
+		if ((qc.id & V4L2_CTRL_ID_MASK) <= last)
+			break;
+		if (qc.type == V4L2_CTRL_TYPE_CTRL_CLASS) {
+			fn(ctx, "%s", (const char *)qc.name);
+			continue;
+		}
+		log_control(n, &qc, fn, ctx);
+		if (++listed > CTRLS_MAX_MAPS)
+			break;
+	}
+	ctrls_end(&n->ctrls);
 }

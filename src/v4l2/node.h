@@ -36,6 +36,9 @@ struct node_ops {
 	 * -errno. Called from ioctls only, never from frame callbacks. NULL:
 	 * every request fails with -EIO. */
 	int (*ctrl_request)(void *dev, const struct ctrls_request *r, uint8_t *data);
+	/* VIDIOC_LOG_STATUS: log the device's state (node_log_status gives
+	 * the node's part). NULL: nothing is logged, the ioctl succeeds. */
+	void (*log_status)(void *dev);
 };
 
 struct node_identity {
@@ -49,12 +52,16 @@ struct node_identity {
  * replaces the pending one, their control changes merged). */
 struct node_sub {
 	uint32_t type, id, flags;
+	/* The mapping the id named when subscribing (uvcvideo keeps its
+	 * subscribers per mapping); NULL for a control class. */
+	const struct uvc_ctrl_mapping *map;
 	bool pending;
 	uint64_t order;       /* when the pending event was queued (DQEVENT order) */
 	struct v4l2_event ev;
 };
 
-/* Every control and class of a camera fits (48 mappings, 2 classes). */
+/* Every standard control and class of a camera fits (48 mappings, 2
+ * classes), with room for what applications map; more: -ENOMEM. */
 #define NODE_MAX_SUBS 64
 
 struct node_file {
@@ -115,8 +122,10 @@ void node_release(struct node *n, struct node_file *f);
  * max_userptr_copy); with data NULL the frame stays in the buffer's
  * staging memory for the app to fetch, whatever its size. extra/extra_len: the user memory the argument
  * points to, read in (cuse/ioctl_table.h): for G/S/TRY_EXT_CTRLS the
- * controls array (count entries), answered in place; arg's controls
- * pointer is never followed. */
+ * controls array (count entries), answered in place; for UVCIOC_CTRL_QUERY
+ * the size bytes of data (read for SET_CUR, answered in place for GET_*);
+ * for UVCIOC_CTRL_MAP the menu_count menu entries of a menu mapping. The
+ * argument's own pointers are never followed. */
 int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
 	       size_t extra_len, bool nonblock, const void **data, size_t *data_len);
 
@@ -132,5 +141,24 @@ void node_read_done(struct node *n, struct node_file *f, size_t len);
  * event is pending); a POLLIN poller of an idle queue starts read()
  * emulation, as vb2 does. */
 unsigned node_poll(struct node *n, struct node_file *f, unsigned requested);
+
+/* A control change the camera reported on its status endpoint (bOriginator,
+ * bSelector, bValue of a value change, len bytes; bytes the packet lacks
+ * read as 0), as uvc_ctrl_status_event: every mapping of the control sends
+ * V4L2_EVENT_CTRL with CH_VALUE (the slaves of a master first, with
+ * CH_FLAGS) to its subscribers, all of them unless the file that set an
+ * asynchronous control awaits this report (it then gets it only with
+ * ALLOW_FEEDBACK). The control's cached value is dropped. May make
+ * synchronous requests (node_ops->ctrl_request): call it from the loop,
+ * never from a transfer callback. Returns the number of mappings reported,
+ * or -ENOENT when no known control (with mappings) matches. */
+int node_status_event(struct node *n, uint8_t originator, uint8_t selector, const uint8_t *value,
+		      size_t len);
+
+/* The node's part of VIDIOC_LOG_STATUS, one line per call of fn: format,
+ * interval, queue and streaming state, open files, every control's value
+ * (read from the camera where needed). */
+typedef void node_log_fn(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void node_log_status(struct node *n, node_log_fn *fn, void *ctx);
 
 #endif

@@ -333,8 +333,8 @@ START_TEST(test_request_error_codes)
 		uint8_t code;
 		int err;
 	} cases[] = {
-		{ 0, -EPIPE }, { 1, -EBUSY }, { 2, -EACCES }, { 3, -EREMOTE }, { 4, -ERANGE },
-		{ 5, -EINVAL }, { 6, -EINVAL }, { 7, -EINVAL }, { 8, -EINVAL }, { 9, -EPIPE },
+		{ 0, -EPIPE }, { 1, -EBUSY }, { 2, -EILSEQ }, { 3, -EREMOTE }, { 4, -ERANGE },
+		{ 5, -EIO }, { 6, -EIO }, { 7, -EIO }, { 8, -EINVAL }, { 9, -EPIPE },
 		{ 0xff, -EPIPE },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <linux/usb/video.h>
+#include <linux/uvcvideo.h>
 #include <linux/videodev2.h>
 
 #include "controls.h"
@@ -56,6 +57,7 @@ static struct rig *rig_new(const struct vcam_profile *p)
 
 static void rig_free(struct rig *g)
 {
+	ctrls_free(&g->c);
 	uvc_camera_free(g->cam);
 	vcam_controls_free(g->vc);
 	free(g);
@@ -67,7 +69,8 @@ static int usb(struct rig *g, const struct ctrls_request *r, uint8_t *data)
 	const struct uvc_entity *e = uvc_camera_find_entity(g->cam, r->entity);
 	ck_assert_ptr_nonnull(e);
 	enum vcam_entity ve = e->kind == UVC_ENTITY_PROCESSING_UNIT ? VCAM_ENTITY_PROCESSING
-								     : VCAM_ENTITY_CAMERA;
+			      : e->kind == UVC_ENTITY_EXTENSION_UNIT  ? VCAM_ENTITY_EXTENSION
+								      : VCAM_ENTITY_CAMERA;
 	g->requests++;
 	if (g->fail_next) {
 		int err = g->fail_next;
@@ -649,6 +652,301 @@ START_TEST(request_order)
 }
 END_TEST
 
+/* ---- extension units ---- */
+
+/* UVCIOC_CTRL_QUERY through the rig: the prepared request made with a
+ * buffer of size bytes; returns 0 or -errno as uvc_xu_ctrl_query. */
+static int xu_query(struct rig *g, uint8_t unit, uint8_t sel, uint8_t query, uint16_t size,
+		    uint8_t *data)
+{
+	struct ctrls_request r;
+	int ret;
+	RUN(g, ctrls_xu_query(&g->c, unit, sel, query, size, &r));
+	if (ret)
+		return ret;
+	ck_assert_uint_eq(r.entity, unit);
+	ck_assert_uint_eq(r.selector, sel);
+	ck_assert_uint_eq(r.query, query);
+	ck_assert_uint_eq(r.size, size);
+	ret = usb(g, &r, data);
+	return ret < 0 ? ret : 0;
+}
+
+START_TEST(xu_query_rules)
+{
+	struct rig *g = rig_new(vcam_profile_find("default"));
+	uint8_t d[8] = { 0 };
+	probe(g);
+	unsigned known = g->c.n_uvc, before = g->requests;
+
+	/* no such unit (the processing unit is no extension unit), no such
+	 * control (selector 0, beyond bmControls): no request at all */
+	ck_assert_int_eq(xu_query(g, 99, 1, UVC_GET_CUR, 1, d), -ENOENT);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_PROCESSING, 1, UVC_GET_CUR, 2, d), -ENOENT);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 0, UVC_GET_CUR, 1, d), -ENOENT);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 4, UVC_GET_CUR, 1, d), -ENOENT);
+	ck_assert_uint_eq(g->requests, before);
+
+	/* the first query introduces the control: GET_LEN, GET_INFO */
+	struct ctrls_request r;
+	int ret = ctrls_xu_query(&g->c, VCAM_ID_EXTENSION, VCAM_XU_LED_MODE, UVC_GET_CUR, 1, &r);
+	ck_assert_int_eq(ret, CTRLS_NEED);
+	ck_assert_uint_eq(g->c.need.ctrl, CTRLS_XU_INIT);
+	ck_assert_uint_eq(g->c.need.query, UVC_GET_LEN);
+	ck_assert_uint_eq(g->c.need.size, 2);
+	feed(g);
+	ck_assert_int_eq(ctrls_xu_query(&g->c, VCAM_ID_EXTENSION, VCAM_XU_LED_MODE, UVC_GET_CUR,
+					1, &r),
+			 CTRLS_NEED);
+	ck_assert_uint_eq(g->c.need.query, UVC_GET_INFO);
+	ck_assert_uint_eq(g->c.need.size, 1);
+	feed(g);
+	ck_assert_int_eq(ctrls_xu_query(&g->c, VCAM_ID_EXTENSION, VCAM_XU_LED_MODE, UVC_GET_CUR,
+					1, &r),
+			 0);
+	ck_assert_uint_eq(g->c.n_uvc, known + 1);
+	/* chain order OT, XU, PU, CT: the extension unit's control first */
+	ck_assert_uint_eq(r.ctrl, 0);
+	ck_assert_ptr_null(g->c.uvc[0].info);
+	ck_assert_uint_eq(g->c.uvc[0].size, 1);
+	ck_assert_uint_eq(g->c.uvc[0].flags,
+			  UVC_CTRL_FLAG_GET_CUR | UVC_CTRL_FLAG_SET_CUR | UVC_CTRL_FLAG_GET_MIN |
+				  UVC_CTRL_FLAG_GET_MAX | UVC_CTRL_FLAG_GET_RES | UVC_CTRL_FLAG_GET_DEF);
+	ck_assert_uint_eq(ctrls_find_uvc(&g->c, VCAM_ID_EXTENSION, VCAM_XU_LED_MODE), 0);
+	/* the standard controls moved up with their mappings */
+	int k = ctrls_find(&g->c, V4L2_CID_BRIGHTNESS);
+	ck_assert_int_ge(k, 0);
+	ck_assert_uint_eq(g->c.uvc[g->c.maps[k].uvc].selector, UVC_PU_BRIGHTNESS_CONTROL);
+
+	/* every query, with its own size */
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_CUR, 1, d), 0);
+	ck_assert_uint_eq(d[0], 3); /* LED mode auto by default */
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_MAX, 1, d), 0);
+	ck_assert_uint_eq(d[0], 3);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_LEN, 2, d), 0);
+	ck_assert_uint_eq(d[0] | d[1] << 8, 1);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_INFO, 1, d), 0);
+	ck_assert_uint_eq(d[0], UVC_CONTROL_CAP_GET | UVC_CONTROL_CAP_SET);
+	d[0] = 1;
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_SET_CUR, 1, d), 0);
+	d[0] = 0;
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_CUR, 1, d), 0);
+	ck_assert_uint_eq(d[0], 1);
+	/* sizes other than the control's: ENOBUFS (GET_LEN 2, GET_INFO 1) */
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_CUR, 2, d), -ENOBUFS);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_LEN, 1, d), -ENOBUFS);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_INFO, 2, d), -ENOBUFS);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_SET_CUR, 0, d), -ENOBUFS);
+	/* unknown queries: EINVAL before the size is looked at */
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, 0x99, 1, d), -EINVAL);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_RC_UNDEFINED, 7, d), -EINVAL);
+	/* the read-only request counter: SET_CUR refused without a request */
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 3, UVC_GET_CUR, 4, d), 0);
+	before = g->requests;
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 3, UVC_SET_CUR, 4, d), -EBADRQC);
+	ck_assert_uint_eq(g->requests, before);
+	/* the camera's own refusal comes back as the request's errno */
+	d[0] = 9;
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_SET_CUR, 1, d), -EPIPE);
+
+	/* a failed introduction: ENOENT, and tried again next time */
+	g->fail_next = -EPIPE;
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 2, UVC_GET_CUR, 2, d), -ENOENT);
+	ck_assert_int_eq(ctrls_find_uvc(&g->c, VCAM_ID_EXTENSION, 2), -ENOENT);
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 2, UVC_GET_DEF, 2, d), 0);
+	ck_assert_int_eq(ctrls_find_uvc(&g->c, VCAM_ID_EXTENSION, 2), 1); /* bit order */
+	/* an introduction left half done (the caller gave up after GET_LEN)
+	 * starts afresh for another control */
+	ret = ctrls_xu_query(&g->c, VCAM_ID_EXTENSION, 3, UVC_GET_CUR, 4, &r);
+	ck_assert_int_eq(ret, 0); /* known already */
+	ck_assert_uint_eq(g->c.n_uvc, known + 3);
+	ctrls_free(&g->c);
+	ck_assert_uint_eq(g->c.n_uvc, known);
+	k = ctrls_find(&g->c, V4L2_CID_BRIGHTNESS);
+	ck_assert_uint_eq(g->c.uvc[g->c.maps[k].uvc].selector, UVC_PU_BRIGHTNESS_CONTROL);
+	int32_t v;
+	ck_assert_int_eq(get(g, V4L2_CID_BRIGHTNESS, &v), 0);
+	ck_assert_int_eq(v, 0);
+	rig_free(g);
+}
+END_TEST
+
+static struct uvc_xu_control_mapping xu_mapping(uint32_t id, const char *name, uint8_t sel,
+						uint8_t size, uint32_t type)
+{
+	struct uvc_xu_control_mapping m = { .id = id, .selector = sel, .size = size,
+					    .v4l2_type = type,
+					    .data_type = UVC_CTRL_DATA_TYPE_UNSIGNED };
+	memcpy(m.entity, vcam_xu_guid, 16);
+	strncpy((char *)m.name, name, sizeof(m.name));
+	return m;
+}
+
+static int xu_map(struct rig *g, struct uvc_xu_control_mapping *m, const struct uvc_menu_info *menu)
+{
+	int ret;
+	unsigned n = m->v4l2_type == V4L2_CTRL_TYPE_MENU ? m->menu_count : 0;
+	RUN(g, ctrls_xu_map(&g->c, m, menu, n));
+	return ret;
+}
+
+#define LED_ID (V4L2_CID_CAMERA_CLASS_BASE + 0x1000)
+#define PATTERN_ID (V4L2_CID_USER_BASE + 0x1000)
+
+START_TEST(xu_map_rules)
+{
+	struct rig *g = rig_new(vcam_profile_find("default"));
+	static const struct uvc_menu_info leds[] = {
+		{ 0, "Off" }, { 1, "On" }, { 2, "Blink" }, { 3, "Auto" },
+	};
+	struct uvc_xu_control_mapping m;
+	probe(g);
+	unsigned before = g->requests;
+
+	/* refusals before any request, in uvcvideo's order */
+	m = xu_mapping(LED_ID, "LED Mode", 1, 8, V4L2_CTRL_TYPE_MENU);
+	m.data_type = UVC_CTRL_DATA_TYPE_BITMASK + 1;
+	ck_assert_int_eq(xu_map(g, &m, leds), -EINVAL);
+	m = xu_mapping(LED_ID, "", 1, 8, V4L2_CTRL_TYPE_INTEGER); /* no name, unknown id */
+	ck_assert_int_eq(xu_map(g, &m, NULL), -EINVAL);
+	m = xu_mapping(LED_ID, "LED", 1, 8, V4L2_CTRL_TYPE_BITMASK);
+	ck_assert_int_eq(xu_map(g, &m, NULL), -ENOTTY);
+	m = xu_mapping(LED_ID, "LED", 1, 8, V4L2_CTRL_TYPE_STRING);
+	ck_assert_int_eq(xu_map(g, &m, NULL), -ENOTTY);
+	m = xu_mapping(LED_ID, "LED", 1, 8, V4L2_CTRL_TYPE_MENU);
+	m.menu_count = 0;
+	ck_assert_int_eq(xu_map(g, &m, leds), -EINVAL);
+	m.menu_count = 33;
+	ck_assert_int_eq(xu_map(g, &m, leds), -EINVAL);
+	m = xu_mapping(LED_ID | V4L2_CTRL_FLAG_NEXT_CTRL, "LED", 1, 8, V4L2_CTRL_TYPE_INTEGER);
+	ck_assert_int_eq(xu_map(g, &m, NULL), -EINVAL);
+	m = xu_mapping(LED_ID, "LED", 1, 8, V4L2_CTRL_TYPE_INTEGER);
+	m.entity[0] ^= 1; /* no unit with that GUID */
+	ck_assert_int_eq(xu_map(g, &m, NULL), -ENOENT);
+	m = xu_mapping(LED_ID, "LED", 5, 8, V4L2_CTRL_TYPE_INTEGER); /* no such control */
+	ck_assert_int_eq(xu_map(g, &m, NULL), -ENOENT);
+	ck_assert_uint_eq(g->requests, before);
+	/* the control is introduced (GET_LEN, GET_INFO), then sizes checked */
+	m = xu_mapping(LED_ID, "LED", 1, 33, V4L2_CTRL_TYPE_INTEGER);
+	ck_assert_int_eq(xu_map(g, &m, NULL), -EINVAL);
+	ck_assert_uint_eq(g->requests, before + 2);
+	m = xu_mapping(LED_ID, "LED", 1, 8, V4L2_CTRL_TYPE_INTEGER);
+	m.offset = 1; /* 9 bits of a 1-byte control */
+	ck_assert_int_eq(xu_map(g, &m, NULL), -EINVAL);
+	ck_assert_uint_eq(g->requests, before + 2);
+
+	/* a menu of the LED mode; the name is cut to 31 characters */
+	m = xu_mapping(LED_ID, "LED Mode", 1, 8, V4L2_CTRL_TYPE_MENU);
+	memset(m.name, 'x', sizeof(m.name));
+	memcpy(m.name, "LED Mode", 8);
+	m.menu_count = 4;
+	ck_assert_int_eq(xu_map(g, &m, leds), 0);
+	ck_assert_uint_eq(m.name[31], 0);
+	ck_assert_int_eq(xu_map(g, &m, leds), -EEXIST);
+	ck_assert_uint_eq(g->c.n_user_maps, 1);
+	/* an integer of the test pattern, the id in the user class */
+	m = xu_mapping(PATTERN_ID, "Test Pattern", 2, 16, V4L2_CTRL_TYPE_INTEGER);
+	ck_assert_int_eq(xu_map(g, &m, NULL), 0);
+	/* a standard id takes the core's name, and needs none of its own */
+	m = xu_mapping(V4L2_CID_FLASH_LED_MODE, "", 1, 8, V4L2_CTRL_TYPE_INTEGER);
+	ck_assert_int_eq(xu_map(g, &m, NULL), 0);
+
+	struct v4l2_queryctrl qc = { .id = LED_ID };
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_str_eq((char *)qc.name, "LED Modexxxxxxxxxxxxxxxxxxxxxxx");
+	ck_assert_uint_eq(qc.type, V4L2_CTRL_TYPE_MENU);
+	ck_assert_int_eq(qc.minimum, 0);
+	ck_assert_int_eq(qc.maximum, 3);
+	ck_assert_int_eq(qc.default_value, 3);
+	ck_assert_uint_eq(qc.flags, 0);
+	struct v4l2_querymenu qm = { .id = LED_ID, .index = 2 };
+	int ret;
+	RUN(g, ctrls_querymenu(&g->c, &qm));
+	/* XU controls have GET_RES, and a BITMASK-free menu ignores it */
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq((char *)qm.name, "Blink");
+	qc = (struct v4l2_queryctrl){ .id = PATTERN_ID };
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_str_eq((char *)qc.name, "Test Pattern");
+	ck_assert_int_eq(qc.minimum, 0);
+	ck_assert_int_eq(qc.maximum, 4);
+	ck_assert_int_eq(qc.step, 1);
+	qc = (struct v4l2_queryctrl){ .id = V4L2_CID_FLASH_LED_MODE };
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_str_eq((char *)qc.name, "LED Mode");
+
+	/* enumeration: the user-class one after the standard user controls,
+	 * the camera-class one after the camera controls, the flash one last */
+	qc = (struct v4l2_queryctrl){ .id = V4L2_CID_BACKLIGHT_COMPENSATION | V4L2_CTRL_FLAG_NEXT_CTRL };
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_uint_eq(qc.id, PATTERN_ID);
+	qc.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_uint_eq(qc.id, V4L2_CID_CAMERA_CLASS);
+	qc = (struct v4l2_queryctrl){ .id = V4L2_CID_TILT_SPEED | V4L2_CTRL_FLAG_NEXT_CTRL };
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_uint_eq(qc.id, LED_ID);
+	qc.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_uint_eq(qc.id, V4L2_CID_FLASH_LED_MODE);
+
+	/* get and set through V4L2 reach the camera */
+	int32_t v = 1;
+	ck_assert_int_eq(set1(g, LED_ID, &v), 0);
+	uint8_t d[2];
+	ck_assert_int_eq(vcam_controls_request(g->vc, VCAM_ENTITY_EXTENSION, UVC_GET_CUR, 1, d, 1), 1);
+	ck_assert_uint_eq(d[0], 1);
+	ck_assert_int_eq(get(g, LED_ID, &v), 0);
+	ck_assert_int_eq(v, 1);
+	v = 7;
+	ck_assert_int_eq(set1(g, PATTERN_ID, &v), 0);
+	ck_assert_int_eq(v, 4); /* clamped to GET_MAX */
+	ck_assert_int_eq(get(g, PATTERN_ID, &v), 0);
+	ck_assert_int_eq(v, 4);
+	v = 4;
+	ck_assert_int_eq(set1(g, LED_ID, &v), -ERANGE); /* menu of 4: index 4 out */
+
+	/* an XU mapping with a standard id found first: the unit comes
+	 * before the processing unit in the chain (uvc_find_control) */
+	m = xu_mapping(V4L2_CID_BRIGHTNESS, "", 2, 16, V4L2_CTRL_TYPE_INTEGER);
+	ck_assert_int_eq(xu_map(g, &m, NULL), 0);
+	qc = (struct v4l2_queryctrl){ .id = V4L2_CID_BRIGHTNESS };
+	ck_assert_int_eq(queryctrl(g, &qc), 0);
+	ck_assert_int_eq(qc.maximum, 4);
+	ck_assert_str_eq((char *)qc.name, "Brightness");
+	/* a slot per control: 3 XU controls are not introduced twice */
+	ck_assert_uint_eq(g->c.n_user_maps, 4);
+	rig_free(g);
+}
+END_TEST
+
+/* The chain order of a topology with forward extension units, as
+ * uvc_scan_chain builds it: IT 1 -> PU 2 -> OT 4, XU 3 hanging from the
+ * PU (its control goes after the PU's). */
+START_TEST(xu_forward_chain)
+{
+	struct rig *g = rig_new(vcam_profile_find("default"));
+	/* rewire the parsed model: OT takes the PU, the XU hangs forward */
+	for (unsigned i = 0; i < g->cam->n_entities; i++)
+		if (g->cam->entities[i].kind == UVC_ENTITY_OUTPUT_TERMINAL)
+			g->cam->entities[i].sources[0] = VCAM_ID_PROCESSING;
+	ck_assert_int_eq(ctrls_init(&g->c, g->cam), 0);
+	ck_assert_uint_eq(g->c.n_chain, 4);
+	ck_assert_uint_eq(g->c.chain[0], VCAM_ID_OUTPUT);
+	ck_assert_uint_eq(g->c.chain[1], VCAM_ID_PROCESSING);
+	ck_assert_uint_eq(g->c.chain[2], VCAM_ID_EXTENSION);
+	ck_assert_uint_eq(g->c.chain[3], VCAM_ID_CAMERA);
+	probe(g);
+	uint8_t d[4];
+	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_CUR, 1, d), 0);
+	int i = ctrls_find_uvc(&g->c, VCAM_ID_EXTENSION, 1);
+	ck_assert_int_gt(i, 0);
+	ck_assert_uint_eq(g->c.uvc[i - 1].entity, VCAM_ID_PROCESSING);
+	ck_assert_uint_eq(g->c.uvc[i + 1].entity, VCAM_ID_CAMERA);
+	rig_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("v4l2-controls");
@@ -661,6 +959,9 @@ static Suite *suite(void)
 	tcase_add_test(t, auto_clusters);
 	tcase_add_test(t, read_only_and_errors);
 	tcase_add_test(t, request_order);
+	tcase_add_test(t, xu_query_rules);
+	tcase_add_test(t, xu_map_rules);
+	tcase_add_test(t, xu_forward_chain);
 	suite_add_tcase(s, t);
 	return s;
 }

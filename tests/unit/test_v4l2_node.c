@@ -4,12 +4,15 @@
 #include <check.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <linux/videodev2.h>
 
 #include <linux/usb/video.h>
+#include <linux/uvcvideo.h>
 
 #include "controls.h"    /* tests/vcam */
 #include "descriptors.h" /* tests/vcam */
@@ -535,10 +538,11 @@ static int vcam_errno(uint8_t code)
 {
 	switch (code) {
 	case 1: return -EBUSY;
-	case 2: return -EACCES;
+	case 2: return -EILSEQ;
 	case 3: return -EREMOTE;
 	case 4: return -ERANGE;
-	case 5: case 6: case 7: case 8: return -EINVAL;
+	case 5: case 6: case 7: return -EIO;
+	case 8: return -EINVAL;
 	default: return -EPIPE;
 	}
 }
@@ -549,7 +553,8 @@ static int fake_ctrl_request(void *dev, const struct ctrls_request *r, uint8_t *
 	const struct uvc_entity *e = uvc_camera_find_entity(camera, r->entity);
 	ck_assert_ptr_nonnull(e);
 	enum vcam_entity ve = e->kind == UVC_ENTITY_PROCESSING_UNIT ? VCAM_ENTITY_PROCESSING
-								     : VCAM_ENTITY_CAMERA;
+			      : e->kind == UVC_ENTITY_EXTENSION_UNIT  ? VCAM_ENTITY_EXTENSION
+								      : VCAM_ENTITY_CAMERA;
 	ctrl_requests++;
 	if (r->query == UVC_SET_CUR) {
 		set_curs++;
@@ -562,12 +567,40 @@ static int fake_ctrl_request(void *dev, const struct ctrls_request *r, uint8_t *
 	return r->query == UVC_SET_CUR ? r->size : len;
 }
 
+/* VIDIOC_LOG_STATUS: the node's lines, collected. */
+static char status_text[8192];
+static size_t status_len;
+static unsigned status_calls;
+
+static void collect_line(void *ctx, const char *fmt, ...)
+{
+	(void)ctx;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(status_text + status_len, sizeof(status_text) - status_len, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		status_len += (size_t)w;
+	if (status_len + 1 < sizeof(status_text))
+		status_text[status_len++] = '\n';
+	status_text[status_len < sizeof(status_text) ? status_len : sizeof(status_text) - 1] = 0;
+}
+
+static void fake_log_status(void *dev)
+{
+	(void)dev;
+	status_calls++;
+	status_len = 0;
+	node_log_status(&n, collect_line, NULL);
+}
+
 static const struct node_ops ctrl_ops = {
 	.probe = fake_probe,
 	.stream_on = fake_stream_on,
 	.stream_off = fake_stream_off,
 	.buffer_queued = fake_buffer_queued,
 	.ctrl_request = fake_ctrl_request,
+	.log_status = fake_log_status,
 };
 
 /* The default profile with the vcam's own controls, GET_INFO read as the
@@ -974,6 +1007,243 @@ START_TEST(ctrl_events)
 }
 END_TEST
 
+/* ---- the camera's own changes (status endpoint) ---- */
+
+START_TEST(status_events)
+{
+	struct node_file f, g;
+	node_open(&n, &f);
+	node_open(&n, &g);
+	struct v4l2_event ev;
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL,
+					       .id = V4L2_CID_WHITE_BALANCE_TEMPERATURE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+
+	/* white balance temperature 4650 K, as the vcam reports it */
+	const uint8_t v4650[] = { 0x2a, 0x12 };
+	unsigned queued = n.events_queued;
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING,
+					   UVC_PU_WHITE_BALANCE_TEMPERATURE_CONTROL, v4650, 2),
+			 1);
+	ck_assert_uint_gt(n.events_queued, queued);
+	ck_assert_uint_eq(node_poll(&n, &f) & POLLPRI, POLLPRI);
+	ck_assert_uint_eq(node_poll(&n, &g) & POLLPRI, 0);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_WHITE_BALANCE_TEMPERATURE);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE);
+	ck_assert_int_eq(ev.u.ctrl.value, 4650);
+	ck_assert_int_eq(ev.u.ctrl.minimum, 2800);
+	ck_assert_int_eq(ev.u.ctrl.maximum, 6500);
+	ck_assert_uint_eq(ev.u.ctrl.flags, 0);
+	/* bytes the packet lacks read as zero */
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING,
+					   UVC_PU_WHITE_BALANCE_TEMPERATURE_CONTROL, v4650, 1),
+			 1);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_int_eq(ev.u.ctrl.value, 0x2a);
+	/* controls nobody knows: nothing */
+	queued = n.events_queued;
+	ck_assert_int_eq(node_status_event(&n, 9, 1, v4650, 2), -ENOENT);
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING, 0, v4650, 2), -ENOENT);
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_EXTENSION, 1, v4650, 1), -ENOENT);
+	ck_assert_uint_eq(n.events_queued, queued);
+
+	/* the camera switched its auto white balance on by itself: the
+	 * slave's flags (inactive now) and value go out first, with CH_FLAGS */
+	uint8_t on = 1;
+	ck_assert_int_eq(vcam_controls_request(vc, VCAM_ENTITY_PROCESSING, UVC_SET_CUR,
+					       UVC_PU_WHITE_BALANCE_TEMPERATURE_AUTO_CONTROL, &on, 1),
+			 0);
+	sub.id = V4L2_CID_AUTO_WHITE_BALANCE;
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING,
+					   UVC_PU_WHITE_BALANCE_TEMPERATURE_AUTO_CONTROL, &on, 1),
+			 1);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_WHITE_BALANCE_TEMPERATURE);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE | V4L2_EVENT_CTRL_CH_FLAGS);
+	ck_assert_uint_eq(ev.u.ctrl.flags & V4L2_CTRL_FLAG_INACTIVE, V4L2_CTRL_FLAG_INACTIVE);
+	ck_assert_int_eq(dq(&g, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_AUTO_WHITE_BALANCE);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE);
+	ck_assert_int_eq(ev.u.ctrl.value, 1);
+	/* and the cached value is dropped: a get reads the camera */
+	struct v4l2_control c = { .id = V4L2_CID_AUTO_WHITE_BALANCE };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_G_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 1);
+	c.value = 0;
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(dq(&f, &ev), 0); /* its slave's flags changed again */
+	ck_assert_uint_eq(ev.u.ctrl.flags & V4L2_CTRL_FLAG_INACTIVE, 0);
+
+	/* an asynchronous control: the setter awaits the camera's report,
+	 * which then goes to the others only (and to it with feedback) */
+	int b = ctrls_find(&n.ctrls, V4L2_CID_BRIGHTNESS);
+	unsigned bi = n.ctrls.maps[b].uvc;
+	n.ctrls.uvc[bi].flags |= UVC_CTRL_FLAG_ASYNCHRONOUS;
+	sub.id = V4L2_CID_BRIGHTNESS;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	c = (struct v4l2_control){ .id = V4L2_CID_BRIGHTNESS, .value = 20 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(dq(&g, &ev), -ENOENT); /* no event until the camera says */
+	ck_assert_ptr_eq(n.ctrls.uvc[bi].owner, &f);
+	const uint8_t v20[] = { 20, 0 };
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING, UVC_PU_BRIGHTNESS_CONTROL, v20, 2),
+			 1);
+	ck_assert_ptr_null(n.ctrls.uvc[bi].owner);
+	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
+	ck_assert_int_eq(dq(&g, &ev), 0);
+	ck_assert_int_eq(ev.u.ctrl.value, 20);
+	/* a report nobody awaits goes to everyone */
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING, UVC_PU_BRIGHTNESS_CONTROL, v20, 2),
+			 1);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_int_eq(dq(&g, &ev), 0);
+	/* a closed file no longer awaits anything */
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_ptr_eq(n.ctrls.uvc[bi].owner, &g);
+	node_release(&n, &g);
+	ck_assert_ptr_null(n.ctrls.uvc[bi].owner);
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_PROCESSING, UVC_PU_BRIGHTNESS_CONTROL, v20, 2),
+			 1);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+
+	/* whatever a camera sends: an answer, never a crash or a read
+	 * beyond the bytes given (ASan) */
+	for (unsigned id = 0; id < 64; id++)
+		sub.id = V4L2_CID_BASE + id, ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub);
+	unsigned seed = 7;
+	for (unsigned round = 0; round < 3000; round++) {
+		uint8_t bytes[16];
+		size_t len = round % 17;
+		for (size_t i = 0; i < sizeof(bytes); i++) {
+			seed = seed * 1103515245u + 12345u;
+			bytes[i] = (uint8_t)(seed >> 16);
+		}
+		uint8_t *copy = len ? malloc(len) : NULL;
+		if (len)
+			memcpy(copy, bytes, len);
+		int r = node_status_event(&n, (uint8_t)(round % 5), (uint8_t)(bytes[0] % 24), copy, len);
+		ck_assert(r >= 0 || r == -ENOENT);
+		free(copy);
+		while (dq(&f, &ev) == 0)
+			;
+	}
+	node_release(&n, &f);
+}
+END_TEST
+
+/* S_EXT_CTRLS of a master and its slave: one event for the slave (with
+ * CH_FLAGS), none sent for it as a slave (uvc_ctrl_send_events). */
+START_TEST(master_and_slave_together)
+{
+	struct node_file f, g;
+	node_open(&n, &f);
+	node_open(&n, &g);
+	struct v4l2_event ev;
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL,
+					       .id = V4L2_CID_WHITE_BALANCE_TEMPERATURE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	struct v4l2_ext_control xs[2] = { { .id = V4L2_CID_AUTO_WHITE_BALANCE, .value = 0 },
+					  { .id = V4L2_CID_WHITE_BALANCE_TEMPERATURE, .value = 5000 } };
+	struct v4l2_ext_controls c = { .which = V4L2_CTRL_CLASS_USER, .count = 2, .controls = xs };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_EXT_CTRLS, &c), 0);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE | V4L2_EVENT_CTRL_CH_FLAGS);
+	ck_assert_int_eq(ev.u.ctrl.value, 5000);
+	ck_assert_uint_eq(ev.sequence, 0); /* one event queued, not two merged */
+	ck_assert_int_eq(dq(&f, &ev), -ENOENT);
+	node_release(&n, &g);
+	node_release(&n, &f);
+}
+END_TEST
+
+/* UVCIOC_CTRL_QUERY and UVCIOC_CTRL_MAP through node_ioctl, as cuse/
+ * marshals them (data and menu as extra). */
+static int xu_ioctl(struct node_file *f, uint8_t sel, uint8_t query, uint16_t size, uint8_t *data)
+{
+	struct uvc_xu_control_query q = { .unit = VCAM_ID_EXTENSION, .selector = sel,
+					  .query = query, .size = size, .data = NULL };
+	return node_ioctl(&n, f, UVCIOC_CTRL_QUERY, &q, size ? data : NULL, size, true, NULL, NULL);
+}
+
+START_TEST(xu_ioctls)
+{
+	struct node_file f;
+	node_open(&n, &f);
+	uint8_t d[4] = { 0 };
+	ck_assert_int_eq(xu_ioctl(&f, 1, UVC_GET_INFO, 1, d), 0);
+	ck_assert_uint_eq(d[0], UVC_CONTROL_CAP_GET | UVC_CONTROL_CAP_SET);
+	ck_assert_int_eq(xu_ioctl(&f, 1, UVC_GET_LEN, 2, d), 0);
+	ck_assert_uint_eq(d[0], 1);
+	ck_assert_int_eq(xu_ioctl(&f, 2, UVC_GET_CUR, 2, d), 0);
+	ck_assert_uint_eq(d[0] | d[1] << 8, 0);
+	d[0] = 2;
+	ck_assert_int_eq(xu_ioctl(&f, 1, UVC_SET_CUR, 1, d), 0);
+	ck_assert_int_eq(xu_ioctl(&f, 1, UVC_GET_CUR, 1, d), 0);
+	ck_assert_uint_eq(d[0], 2);
+	ck_assert_int_eq(xu_ioctl(&f, 3, UVC_SET_CUR, 4, d), -EBADRQC);
+	ck_assert_int_eq(xu_ioctl(&f, 7, UVC_GET_CUR, 1, d), -ENOENT);
+	ck_assert_int_eq(xu_ioctl(&f, 1, UVC_GET_CUR, 4, d), -ENOBUFS);
+	d[0] = 9; /* out of the camera's range: its STALL and error code */
+	ck_assert_int_eq(xu_ioctl(&f, 1, UVC_SET_CUR, 1, d), -ERANGE);
+	/* the data did not come (marshalling lost it): EFAULT, nothing sent */
+	struct uvc_xu_control_query q = { .unit = VCAM_ID_EXTENSION, .selector = 1,
+					  .query = UVC_GET_CUR, .size = 1 };
+	ck_assert_int_eq(node_ioctl(&n, &f, UVCIOC_CTRL_QUERY, &q, NULL, 0, true, NULL, NULL),
+			 -EFAULT);
+	/* known but not mapped: its status reports are not events */
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_EXTENSION, 1, d, 1), -ENOENT);
+
+	/* a menu mapping of the LED mode */
+	struct uvc_menu_info menu[4] = { { 0, "Off" }, { 1, "On" }, { 2, "Blink" }, { 3, "Auto" } };
+	struct uvc_xu_control_mapping m = { .id = V4L2_CID_CAMERA_CLASS_BASE + 0x1000,
+					    .name = "LED Mode", .selector = 1, .size = 8,
+					    .v4l2_type = V4L2_CTRL_TYPE_MENU,
+					    .data_type = UVC_CTRL_DATA_TYPE_ENUM,
+					    .menu_info = NULL, .menu_count = 4 };
+	memcpy(m.entity, vcam_xu_guid, 16);
+	ck_assert_int_eq(node_ioctl(&n, &f, UVCIOC_CTRL_MAP, &m, menu, sizeof(menu), true, NULL, NULL),
+			 0);
+	ck_assert_int_eq(node_ioctl(&n, &f, UVCIOC_CTRL_MAP, &m, menu, sizeof(menu), true, NULL, NULL),
+			 -EEXIST);
+	/* a menu that did not come along */
+	m.id++;
+	ck_assert_int_eq(node_ioctl(&n, &f, UVCIOC_CTRL_MAP, &m, NULL, 0, true, NULL, NULL), -EFAULT);
+	m.id--;
+	struct v4l2_queryctrl qc = { .id = m.id };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYCTRL, &qc), 0);
+	ck_assert_str_eq((char *)qc.name, "LED Mode");
+	struct v4l2_control c = { .id = m.id };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 2);
+	/* now its status reports are events */
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL, .id = m.id };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	d[0] = 1;
+	ck_assert_int_eq(node_status_event(&n, VCAM_ID_EXTENSION, 1, d, 1), 1);
+	struct v4l2_event ev;
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, m.id);
+	ck_assert_int_eq(ev.u.ctrl.value, 1);
+	ck_assert_uint_eq(ev.u.ctrl.type, V4L2_CTRL_TYPE_MENU);
+
+	/* VIDIOC_LOG_STATUS: the node's state, every control's value */
+	status_calls = 0;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_LOG_STATUS, NULL), 0);
+	ck_assert_uint_eq(status_calls, 1);
+	ck_assert_ptr_nonnull(strstr(status_text, "format: YUYV 640x480, 1/30 s per frame"));
+	ck_assert_ptr_nonnull(strstr(status_text, "streaming: no"));
+	ck_assert_ptr_nonnull(strstr(status_text, "open files: 1, event subscriptions: 1"));
+	ck_assert_ptr_nonnull(strstr(status_text, "User Controls\n  Brightness: 0\n"));
+	ck_assert_ptr_nonnull(strstr(status_text, "  Power Line Frequency: 1 (50 Hz)\n"));
+	ck_assert_ptr_nonnull(strstr(status_text, "  LED Mode: 2 (Blink)\n"));
+	ck_assert_ptr_nonnull(strstr(status_text, "controls: 28 (1 mapped by applications"));
+	node_release(&n, &f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("v4l2-node");
@@ -999,6 +1269,9 @@ int main(void)
 	tcase_add_test(tcc, ext_ctrls_error_idx);
 	tcase_add_test(tcc, ctrl_camera_gone);
 	tcase_add_test(tcc, ctrl_events);
+	tcase_add_test(tcc, status_events);
+	tcase_add_test(tcc, master_and_slave_together);
+	tcase_add_test(tcc, xu_ioctls);
 	suite_add_tcase(s, tcc);
 	return unit_run(s);
 }
