@@ -226,8 +226,12 @@ static int node_dqbuf(int fd, struct v4l2_buffer *b, bool *handled)
 	}
 	if (next_ioctl_get()(fd, UVCUSE_IOC_DQBUF_STAGED, b) < 0) {
 		int err = errno;
-		if (err == ENOTTY) { /* not ours (EINVAL here is DQBUF's own answer) */
-			cache_set_not_ours(fd, &st);
+		if (err == ENOTTY || err == EINVAL) {
+			/* ENOTTY: not ours. EINVAL: DQBUF's own answer on ours, or
+			 * how some other driver refuses an unknown ioctl: libc's
+			 * DQBUF then answers for either (again EINVAL on ours). */
+			if (err == ENOTTY)
+				cache_set_not_ours(fd, &st);
 			errno = saved;
 			return 0;
 		}

@@ -1026,8 +1026,8 @@ START_TEST(status_events)
 					   UVC_PU_WHITE_BALANCE_TEMPERATURE_CONTROL, v4650, 2),
 			 1);
 	ck_assert_uint_gt(n.events_queued, queued);
-	ck_assert_uint_eq(node_poll(&n, &f) & POLLPRI, POLLPRI);
-	ck_assert_uint_eq(node_poll(&n, &g) & POLLPRI, 0);
+	ck_assert_uint_eq(node_poll(&n, &f, POLLPRI) & POLLPRI, POLLPRI);
+	ck_assert_uint_eq(node_poll(&n, &g, POLLPRI) & POLLPRI, 0);
 	ck_assert_int_eq(dq(&f, &ev), 0);
 	ck_assert_uint_eq(ev.id, V4L2_CID_WHITE_BALANCE_TEMPERATURE);
 	ck_assert_uint_eq(ev.u.ctrl.changes, V4L2_EVENT_CTRL_CH_VALUE);
