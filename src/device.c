@@ -17,6 +17,7 @@
 #include "cuse/cuse.h"
 #include "log.h"
 #include "loop.h"
+#include "settings_store.h"
 #include "uvc/payload.h"
 #include "v4l2/node.h"
 
@@ -48,6 +49,7 @@ struct device {
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
+	struct settings_store *settings; /* NULL: controls not remembered */
 	struct node node;
 	struct uvc_assembler assembler;
 	struct vq_buffer *given; /* the buffer the assembler writes to */
@@ -393,6 +395,8 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		park(df, p);
 		return;
 	}
+	if (res == 0) /* an app set controls: remember them (arg dies with the reply) */
+		settings_store_note(dev->settings, cmd, arg, extra);
 	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
 	/* A parked DQBUF of this or another thread must see a stream that
 	 * stopped or buffers that vanished (vb2 wakes its waiters); events
@@ -567,6 +571,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
+	/* saved controls go to the camera before any app can open the node */
+	struct settings_camera scam = { .vid = id->vid, .pid = id->pid, .serial = id->serial,
+					.port_path = id->port_path, .product = id->product };
+	settings_store_open(loop, &dev->node, &cfg->settings, &scam, &dev->settings);
 	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
 	res = cuse_server_new(loop, &cc, &cuse_ops, dev, &dev->cuse);
 	if (res) {
@@ -576,6 +584,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 			log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
 		else
 			log_error("cannot register /dev/%s: %s", cfg->name, strerror(-res));
+		settings_store_close(dev->settings);
 		node_destroy(&dev->node);
 		usb_camera_close(dev->cam);
 		free(dev);
@@ -596,6 +605,7 @@ void device_free(struct device *dev)
 		return;
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->bufshare);
+	settings_store_close(dev->settings); /* a change not yet saved is saved now */
 	while (dev->files) {
 		struct dev_file *df = dev->files;
 		dev->files = df->next;
