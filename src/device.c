@@ -18,6 +18,7 @@
 #include "cuse/cuse.h"
 #include "log.h"
 #include "loop.h"
+#include "settings_store.h"
 #include "uvc/payload.h"
 #include "uvc/status.h"
 #include "v4l2/node.h"
@@ -57,6 +58,7 @@ struct device {
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
+	struct settings_store *settings; /* NULL: controls not remembered */
 	struct node node;
 	struct uvc_assembler assembler;
 	struct vq_buffer *given; /* the buffer the assembler writes to */
@@ -626,6 +628,8 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		note_mmap_query(df, req);
 	if (res == 0 && cmd == VIDIOC_REQBUFS && !((struct v4l2_requestbuffers *)arg)->count)
 		hint_mmap(dev, df);
+	if (res == 0) /* an app set controls: remember them (arg dies with the reply) */
+		settings_store_note(dev->settings, cmd, arg, extra);
 	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
 	/* A parked DQBUF of this or another thread must see a stream that
 	 * stopped or buffers that vanished (vb2 wakes its waiters); events
@@ -800,6 +804,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
+	/* saved controls go to the camera before any app can open the node */
+	struct settings_camera scam = { .vid = id->vid, .pid = id->pid, .serial = id->serial,
+					.port_path = id->port_path, .product = id->product };
+	settings_store_open(loop, &dev->node, &cfg->settings, &scam, &dev->settings);
 	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
 	res = cuse_server_new(loop, &cc, &cuse_ops, dev, &dev->cuse);
 	if (res) {
@@ -809,6 +817,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 			log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
 		else
 			log_error("cannot register /dev/%s: %s", cfg->name, strerror(-res));
+		settings_store_close(dev->settings);
 		node_destroy(&dev->node);
 		usb_camera_close(dev->cam);
 		free(dev);
@@ -831,6 +840,7 @@ void device_free(struct device *dev)
 	usb_status_stop(dev->cam); /* its callbacks use dev */
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->bufshare);
+	settings_store_close(dev->settings); /* a change not yet saved is saved now */
 	while (dev->files) {
 		struct dev_file *df = dev->files;
 		dev->files = df->next;

@@ -4,6 +4,7 @@
 #ifndef UVCUSE_DEVICE_H
 #define UVCUSE_DEVICE_H
 
+#include "settings_store.h"
 #include "usb/usb.h"
 
 struct loop;
@@ -13,6 +14,7 @@ struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
 	bool debug_cuse;
+	struct settings_store_config settings; /* remembered controls */
 };
 
 /* Opens the camera, reads its start-up format and registers the node.

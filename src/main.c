@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +17,16 @@
 #include "device.h"
 #include "log.h"
 #include "loop.h"
+#include "settings.h"
 #include "usb/usb.h"
 #include "v4l2/formats.h"
 
 #ifndef UVCUSE_VERSION
 #define UVCUSE_VERSION "unknown"
 #endif
+
+/* Long options without a short one. */
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET };
 
 static void usage(FILE *out)
 {
@@ -39,6 +44,13 @@ static void usage(FILE *out)
 		"Daemon:\n"
 		"  -f, --foreground         stay in the foreground (for systemd)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
+		"Remembered controls (values apps set, saved per camera and set again when\n"
+		"the camera is opened):\n"
+		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
+		"                           else /var/lib/uvcuse)\n"
+		"      --no-restore-controls  start with the camera's own values (what apps\n"
+		"                           set is still saved)\n"
+		"      --reset-controls     set the camera's defaults and forget what was saved\n"
 		"Other:\n"
 		"  -L, --list               list UVC cameras with their formats, then exit\n"
 		"  -h, --help               this help\n"
@@ -203,6 +215,9 @@ int main(int argc, char **argv)
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "debug-cuse", no_argument, NULL, 'D' },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "no-restore-controls", no_argument, NULL, OPT_NO_RESTORE },
+		{ "reset-controls", no_argument, NULL, OPT_RESET },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -210,6 +225,7 @@ int main(int argc, char **argv)
 	struct device_config cfg = { 0 };
 	bool foreground = false, list = false;
 	char name[64] = "";
+	const char *state_dir = NULL;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
 		switch (opt) {
@@ -251,6 +267,19 @@ int main(int argc, char **argv)
 		case 'D':
 			cfg.debug_cuse = true;
 			break;
+		case OPT_STATE_DIR:
+			if (!optarg[0]) {
+				fprintf(stderr, "uvcuse: --state-dir wants a directory\n");
+				return 2;
+			}
+			state_dir = optarg;
+			break;
+		case OPT_NO_RESTORE:
+			cfg.settings.no_restore = true;
+			break;
+		case OPT_RESET:
+			cfg.settings.reset = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -269,6 +298,16 @@ int main(int argc, char **argv)
 	}
 	if (list)
 		return list_cameras();
+
+	/* absolute: a detached daemon works from / */
+	char cwd[PATH_MAX], state[PATH_MAX];
+	const char *env_state = getenv("STATE_DIRECTORY");
+	if (settings_state_dir(state_dir, env_state, getcwd(cwd, sizeof(cwd)), state, sizeof(state)) < 0) {
+		fprintf(stderr, "uvcuse: unusable state directory '%s'\n",
+			state_dir ? state_dir : env_state ? env_state : "");
+		return 2;
+	}
+	cfg.settings.dir = state;
 
 	if (!name[0]) {
 		for (unsigned n = 10; n < 256 && !name[0]; n++) {

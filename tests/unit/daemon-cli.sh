@@ -14,4 +14,9 @@ check "bad --device hex" 2 "VID:PID in hex" "$uvcuse" --device 12zz:0001
 check "bad --name" 2 "wants videoN" "$uvcuse" --name camera
 check "bad --name number" 2 "wants videoN" "$uvcuse" --name video1x
 check "bad --log-level" 2 "unknown log level" "$uvcuse" --log-level loud
+check "--help: remembered controls" 0 "--reset-controls" "$uvcuse" --help
+check "empty --state-dir" 2 "--state-dir wants a directory" "$uvcuse" --state-dir ""
+check "--state-dir without DIR" 2 "Usage:" "$uvcuse" --state-dir
+check "--no-restore-controls takes no value" 2 "Usage:" "$uvcuse" --no-restore-controls=yes
+check "--reset-controls and a stray argument" 2 "unexpected argument 'x'" "$uvcuse" --reset-controls x
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
