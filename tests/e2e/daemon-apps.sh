@@ -99,7 +99,11 @@ check_frames "$WORK/ffmpeg.yuyv" YUYV 1280x720 120 60
 	-i "$NODE" -frames:v 120 -c copy -fps_mode passthrough -f mjpeg "$WORK/ffmpeg.mjpeg" 2>&1 |
 	tee "$WORK/ffmpeg-mjpeg.log" || fail "ffmpeg mjpeg"
 check_frames "$WORK/ffmpeg.mjpeg" MJPEG 1920x1080 120 60
-! grep -q 'ioctl' "$WORK"/ffmpeg-*.log || fail "ffmpeg reported a failing ioctl"
+# ffmpeg 5.1 with -c copy gives a packet's buffer back after closing the
+# device at exit: "ioctl(VIDIOC_QBUF): Bad file descriptor", with uvcvideo
+# too (seen in this VM); any other failing ioctl is ours.
+! grep -v 'ioctl(VIDIOC_QBUF): Bad file descriptor' "$WORK"/ffmpeg-*.log | grep -q ioctl ||
+	fail "ffmpeg reported a failing ioctl"
 
 for mode in auto userptr; do
 	step "uvcuse-run gst-launch-1.0 v4l2src io-mode=$mode, 120 frames YUYV 640x480"
