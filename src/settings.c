@@ -355,7 +355,8 @@ bool settings_savable(const struct ctrls *c, uint32_t id)
 		return false;
 	u = &c->uvc[c->maps[k].uvc];
 	type = c->maps[k].map->v4l2_type;
-	return (u->info->flags & UVC_CTRL_FLAG_RESTORE) && (u->flags & UVC_CTRL_FLAG_GET_CUR) &&
+	/* extension unit controls (no table entry) are never remembered */
+	return u->info && (u->info->flags & UVC_CTRL_FLAG_RESTORE) && (u->flags & UVC_CTRL_FLAG_GET_CUR) &&
 	       (u->flags & UVC_CTRL_FLAG_SET_CUR) &&
 	       (type == V4L2_CTRL_TYPE_INTEGER || type == V4L2_CTRL_TYPE_BOOLEAN ||
 		type == V4L2_CTRL_TYPE_MENU);

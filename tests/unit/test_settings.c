@@ -321,6 +321,20 @@ START_TEST(which_are_remembered)
 	ck_assert(settings_savable(&ctrls, V4L2_CID_PRIVACY));
 	ck_assert(!settings_resettable(&ctrls, V4L2_CID_PRIVACY)); /* no GET_DEF */
 	ck_assert(!settings_resettable(&ctrls, V4L2_CID_GAIN));
+	/* an extension unit control mapped by an app (no table entry): never,
+	 * and asking must not crash */
+	static const struct uvc_ctrl_mapping xu_map = { .id = 0x009a1900, .selector = 1,
+							 .size = 8, .v4l2_type = V4L2_CTRL_TYPE_INTEGER };
+	unsigned u = ctrls.n_uvc++;
+	ctrls.uvc[u] = (struct ctrls_uvc){ .entity = 4, .selector = 1, .size = 1,
+					  .flags = UVC_CTRL_FLAG_GET_CUR | UVC_CTRL_FLAG_SET_CUR |
+						   UVC_CTRL_FLAG_GET_DEF };
+	ctrls.maps[ctrls.n_maps++] = (struct ctrls_map){ .map = &xu_map, .uvc = u };
+	ck_assert_int_ge(ctrls_find(&ctrls, 0x009a1900), 0);
+	ck_assert(!settings_savable(&ctrls, 0x009a1900));
+	ck_assert(!settings_resettable(&ctrls, 0x009a1900));
+	ctrls.n_maps--;
+	ctrls.n_uvc--;
 	/* masters */
 	ck_assert(settings_is_master(&ctrls, V4L2_CID_AUTO_WHITE_BALANCE));
 	ck_assert(settings_is_master(&ctrls, V4L2_CID_EXPOSURE_AUTO));
