@@ -105,10 +105,15 @@ check_frames "$WORK/ffmpeg.mjpeg" MJPEG 1920x1080 120 60
 ! grep -v 'ioctl(VIDIOC_QBUF): Bad file descriptor' "$WORK"/ffmpeg-*.log | grep -q ioctl ||
 	fail "ffmpeg reported a failing ioctl"
 
+# io-mode=userptr imports the buffers of a downstream pool, and filesink
+# offers none ("No downstream pool to import from", uvcvideo alike): a
+# videoconvert to UYVY and back (a lossless swizzle) offers one.
 for mode in auto userptr; do
 	step "uvcuse-run gst-launch-1.0 v4l2src io-mode=$mode, 120 frames YUYV 640x480"
+	pool=()
+	[ $mode = userptr ] && pool=(! videoconvert ! video/x-raw,format=UYVY ! videoconvert ! video/x-raw,format=YUY2)
 	"$RUN" gst-launch-1.0 -q v4l2src device="$NODE" io-mode=$mode num-buffers=120 \
-		! video/x-raw,format=YUY2,width=640,height=480,framerate=30/1 \
+		! video/x-raw,format=YUY2,width=640,height=480,framerate=30/1 "${pool[@]}" \
 		! filesink location="$WORK/gst-$mode.yuyv" || fail "gst-launch-1.0 io-mode=$mode"
 	check_frames "$WORK/gst-$mode.yuyv" YUYV 640x480 120
 done
