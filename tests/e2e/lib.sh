@@ -212,6 +212,23 @@ v4l2ctl_fps() {
 		if (n) printf "%.2f\n", s / n; else print 0 }'
 }
 
+# camera_mark SERIAL before a capture, camera_drops SERIAL after it: the
+# frames the vcam itself skipped in the stream that ran in between (it sends
+# the newest frame when its host has no transfer waiting in time: TCG
+# scheduling noise, or a slow driver); waits up to 3 s for that stream to stop.
+camera_mark() {
+	CAMERA_STOPS=$(grep -c 'stream stopped' "$WORK/vcam-$1.log" || true)
+}
+camera_drops() {
+	local log=$WORK/vcam-$1.log i
+	for ((i = 0; i < 30; i++)); do
+		[ "$(grep -c 'stream stopped' "$log" || true)" -gt "$CAMERA_STOPS" ] && break
+		sleep 0.1
+	done
+	grep 'stream stopped' "$log" | tail -n +$((CAMERA_STOPS + 1)) |
+		sed -nE 's/.* ([0-9]+) dropped.*/\1/p' | awk '{ s += $1 } END { if (NR) print s }'
+}
+
 # within_pct VALUE REF PCT: VALUE is within PCT percent of REF.
 within_pct() {
 	awk -v v="$1" -v r="$2" -v p="$3" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(r > 0 && d * 100 <= p * r) }'
