@@ -85,7 +85,10 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	n->id = *id;
 	n->ops = ops;
 	n->dev = dev;
-	n->read_buffers = 4;
+	/* read() emulation's buffers: a frame is lost only when the reader is
+	 * this many frames behind. Each read() costs several CUSE round trips,
+	 * so give the reader more slack than vb2's few (~270 ms at 30 fps). */
+	n->read_buffers = 8;
 	n->max_userptr_copy = UINT32_MAX;
 	vq_init(&n->queue, mem_ops, mem_data);
 	adopt_probe(n, probe);
