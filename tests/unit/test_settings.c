@@ -16,6 +16,7 @@
 #include "profile.h"
 #include "settings.h"
 #include "unit_run.h"
+#include "vcam_fixture.h"
 
 /* ---- the list ---- */
 
@@ -260,19 +261,7 @@ static void setup_ctrls(void)
 	const struct vcam_profile *p = vcam_profile_find("default");
 	vc = vcam_controls_new(p->bcd_uvc);
 	ck_assert_ptr_nonnull(vc);
-	struct vcam_identity id = {
-		.profile = p,
-		.serial = "SN42",
-		.ct_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_CAMERA),
-		.pu_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_PROCESSING),
-		.xu_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_EXTENSION),
-		.xu_count = (uint8_t)vcam_controls_xu_count(vc),
-		.xu_guid = vcam_xu_guid,
-	};
-	uint8_t buf[4096];
-	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
-	ck_assert_int_gt(len, 0);
-	ck_assert_int_eq(uvc_parse_descriptors(buf, (size_t)len, &camera, NULL), 0);
+	camera = fixture_camera_with(p, vc);
 	ck_assert_int_eq(ctrls_init(&ctrls, camera), 0);
 	struct ctrls_request r;
 	while (ctrls_next_info(&ctrls, &r)) {

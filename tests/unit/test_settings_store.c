@@ -24,6 +24,7 @@
 #include "settings.h"
 #include "settings_store.h"
 #include "unit_run.h"
+#include "vcam_fixture.h"
 #include "v4l2/node.h"
 
 static char dir[64];
@@ -242,19 +243,7 @@ static void plug_camera(void)
 	vc = vcam_controls_new(p->bcd_uvc);
 	ck_assert_ptr_nonnull(vc);
 	vcam_controls_set_log(vc, on_camera_log, NULL);
-	struct vcam_identity id = {
-		.profile = p,
-		.serial = "SN42",
-		.ct_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_CAMERA),
-		.pu_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_PROCESSING),
-		.xu_controls = vcam_controls_bitmap(vc, VCAM_ENTITY_EXTENSION),
-		.xu_count = (uint8_t)vcam_controls_xu_count(vc),
-		.xu_guid = vcam_xu_guid,
-	};
-	uint8_t buf[4096];
-	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
-	ck_assert_int_gt(len, 0);
-	ck_assert_int_eq(uvc_parse_descriptors(buf, (size_t)len, &camera, NULL), 0);
+	camera = fixture_camera_with(p, vc);
 	struct node_identity ident = { .card = "vcam", .bus_info = "usb-vhci_hcd.0-1" };
 	struct uvc_probe pr = { .format_index = 1, .frame_index = 1, .interval = 333333 };
 	ck_assert_int_eq(node_init(&n, camera, &ident, &pr, &ops, NULL, &mem, NULL), 0);

@@ -19,6 +19,7 @@
 #include "uvc/descriptors.h"
 #include "v4l2/controls.h"
 #include "unit_run.h"
+#include "vcam_fixture.h"
 
 static const char *vcam_exe; /* argv[1]: uvcuse-vcam, for --describe */
 
@@ -37,19 +38,7 @@ static struct rig *rig_new(const struct vcam_profile *p)
 	ck_assert_ptr_nonnull(g);
 	g->vc = vcam_controls_new(p->bcd_uvc);
 	ck_assert_ptr_nonnull(g->vc);
-	struct vcam_identity id = {
-		.profile = p,
-		.serial = "SN42",
-		.ct_controls = vcam_controls_bitmap(g->vc, VCAM_ENTITY_CAMERA),
-		.pu_controls = vcam_controls_bitmap(g->vc, VCAM_ENTITY_PROCESSING),
-		.xu_controls = vcam_controls_bitmap(g->vc, VCAM_ENTITY_EXTENSION),
-		.xu_count = (uint8_t)vcam_controls_xu_count(g->vc),
-		.xu_guid = vcam_xu_guid,
-	};
-	uint8_t buf[4096];
-	ssize_t len = vcam_config_descriptor(&id, buf, sizeof(buf));
-	ck_assert_int_gt(len, 0);
-	ck_assert_int_eq(uvc_parse_descriptors(buf, (size_t)len, &g->cam, NULL), 0);
+	g->cam = fixture_camera_with(p, g->vc);
 	ck_assert_int_eq(ctrls_init(&g->c, g->cam), 0);
 	g->info_override = -1;
 	return g;
