@@ -101,6 +101,9 @@ kill -0 "$SERVER" || fail "the first server died"
 # the kernel refuses its CUSE_INIT and its session must end (status 1).
 "$CUSETEST" --name video62 --hold-ms 1500 2>"$WORK/late.log" &
 late=$!
+# only once its name check has passed (a slow guest may start it late)
+for ((i = 0; i < 100; i++)); do grep -q 'name checked' "$WORK/late.log" && break; sleep 0.05; done
+grep -q 'name checked' "$WORK/late.log" || fail "the late server did not reach its name check"
 server_start video62
 status=0
 wait "$late" || status=$?

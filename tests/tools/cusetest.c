@@ -494,8 +494,10 @@ int main(int argc, char **argv)
 	}
 	/* --hold-ms: the name is checked but not registered yet, so a second
 	 * server can take it and the kernel refuses this one's CUSE_INIT. */
-	if (hold_ms > 0)
+	if (hold_ms > 0) {
+		fprintf(stderr, "cusetest: /dev/%s: name checked, holding %ld ms\n", t.name, hold_ms);
 		usleep((useconds_t)hold_ms * 1000);
+	}
 	logf_("serving /dev/%s", t.name);
 	int status = loop_run(t.loop);
 	logf_("exit: status %d, session %d; %lu opens, %lu releases, %lu interrupts", status,
