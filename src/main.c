@@ -26,7 +26,7 @@
 #endif
 
 /* Long options without a short one. */
-enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET };
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CAMERA };
 
 static void usage(FILE *out)
 {
@@ -39,6 +39,9 @@ static void usage(FILE *out)
 		"  -d, --device VID:PID     by USB vendor and product ID (hex)\n"
 		"  -b, --bus-path BUS-PORT[.PORT...]  by where it is plugged in (as in sysfs)\n"
 		"  -s, --serial SERIAL      by USB serial number\n"
+		"      --camera IDENTITY    by identity, as the udev rule names the service\n"
+		"                           instance: serial-VVVV-PPPP-SERIAL, or\n"
+		"                           port-VVVV-PPPP-BUS-PORT[.PORT...] without a serial\n"
 		"Node:\n"
 		"  -n, --name videoN        node name (default: the lowest free videoN, N >= 10)\n"
 		"Daemon:\n"
@@ -98,6 +101,9 @@ static int list_one(void *data, const struct usb_camera_id *id, const struct uvc
 	       id->product[0] ? id->product : "UVC Camera");
 	if (id->serial[0])
 		printf(" serial %s", id->serial);
+	char identity[192];
+	if (usb_camera_identity(id, identity, sizeof(identity)) == 0)
+		printf(" identity %s", identity);
 	printf("\n");
 	if (!model) {
 		printf("  descriptors do not parse: %s\n", parse_error ? parse_error : "?");
@@ -210,6 +216,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "bus-path", required_argument, NULL, 'b' },
 		{ "serial", required_argument, NULL, 's' },
+		{ "camera", required_argument, NULL, OPT_CAMERA },
 		{ "name", required_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'l' },
@@ -240,6 +247,15 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			cfg.match.serial = optarg;
+			break;
+		case OPT_CAMERA:
+			if (usb_match_parse_identity(optarg, &cfg.match)) {
+				fprintf(stderr,
+					"uvcuse: --camera wants serial-VVVV-PPPP-SERIAL or "
+					"port-VVVV-PPPP-BUS-PORT, not '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'n':
 			if (strncmp(optarg, "video", 5) || !optarg[5] ||

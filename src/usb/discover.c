@@ -19,38 +19,6 @@
 #define SYSFS_USB "/sys/bus/usb/devices"
 #define MAX_CONFIG_LEN 65535
 
-static int parse_hex16(const char *s, size_t n, uint16_t *out)
-{
-	if (n < 1 || n > 4)
-		return -EINVAL;
-	unsigned v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!isxdigit((unsigned char)s[i]))
-			return -EINVAL;
-		v = v * 16 + (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0'
-								    : tolower((unsigned char)s[i]) - 'a' + 10);
-	}
-	*out = (uint16_t)v;
-	return 0;
-}
-
-int usb_match_parse_id(const char *s, struct usb_match *m)
-{
-	if (!s)
-		return -EINVAL;
-	const char *colon = strchr(s, ':');
-	if (!colon)
-		return -EINVAL;
-	uint16_t vid, pid;
-	if (parse_hex16(s, (size_t)(colon - s), &vid) < 0 ||
-	    parse_hex16(colon + 1, strlen(colon + 1), &pid) < 0)
-		return -EINVAL;
-	m->by_id = true;
-	m->vid = vid;
-	m->pid = pid;
-	return 0;
-}
-
 /* strcpy that cuts at len - 1 bytes. */
 static void copy_str(char *out, size_t len, const char *src)
 {
@@ -340,7 +308,7 @@ static bool id_matches(const struct usb_match *m, const struct usb_camera_id *id
 		return false;
 	if (m->port_path && strcmp(m->port_path, id->port_path) != 0)
 		return false;
-	if (m->serial && strcmp(m->serial, id->serial) != 0)
+	if (m->serial && !usb_serial_matches(m->serial, id->serial))
 		return false;
 	return true;
 }

@@ -42,6 +42,20 @@ struct usb_match {
 /* Parses "VID:PID" (hex). -EINVAL when malformed. */
 int usb_match_parse_id(const char *s, struct usb_match *m);
 
+/* A camera's identity, the name it keeps across replugs and the instance
+ * of uvcuse@.service that the udev rule starts for it:
+ *   serial-VVVV-PPPP-SERIAL   with a serial number, as udev's ID_SERIAL_SHORT
+ *   port-VVVV-PPPP-BUS-PORTS  without one, by where it is plugged in
+ * (VVVV, PPPP: four lower-case hex digits). Parsing sets VID:PID and the
+ * serial or port of m, pointing into s. -EINVAL when malformed. */
+int usb_match_parse_identity(const char *s, struct usb_match *m);
+/* The identity of id into out; -ENAMETOOLONG when len is too small. */
+int usb_camera_identity(const struct usb_camera_id *id, char *out, size_t len);
+/* udev's sanitised form of a serial number (ID_SERIAL_SHORT). */
+void usb_serial_udev(const char *raw, char *out, size_t len);
+/* want is serial, or udev's form of it. */
+bool usb_serial_matches(const char *want, const char *serial);
+
 /* loop may be NULL for a context that only lists cameras. */
 int usb_ctx_new(struct loop *loop, struct usb_ctx **out);
 void usb_ctx_free(struct usb_ctx *ctx);

@@ -13,6 +13,9 @@ check "bad --device" 2 "VID:PID in hex" "$uvcuse" --device 12345
 check "bad --device hex" 2 "VID:PID in hex" "$uvcuse" --device 12zz:0001
 check "bad --name" 2 "wants videoN" "$uvcuse" --name camera
 check "bad --name number" 2 "wants videoN" "$uvcuse" --name video1x
+check "bad --camera" 2 "wants serial-VVVV-PPPP-SERIAL" "$uvcuse" --camera 046d:0825
+check "bad --camera port" 2 "wants serial-VVVV-PPPP-SERIAL" "$uvcuse" --camera port-046d-0825-x
+check "--help: --camera" 0 "--camera IDENTITY" "$uvcuse" --help
 check "bad --log-level" 2 "unknown log level" "$uvcuse" --log-level loud
 check "--help: remembered controls" 0 "--reset-controls" "$uvcuse" --help
 check "empty --state-dir" 2 "--state-dir wants a directory" "$uvcuse" --state-dir ""

@@ -42,6 +42,60 @@ START_TEST(test_match_parse_id)
 }
 END_TEST
 
+/* The identity the udev rule names the service instance after, both ways. */
+START_TEST(test_camera_identity)
+{
+	struct usb_match m = { 0 };
+	ck_assert_int_eq(usb_match_parse_identity("serial-046d-0825-AB-12_x", &m), 0);
+	ck_assert(m.by_id);
+	ck_assert_uint_eq(m.vid, 0x046d);
+	ck_assert_uint_eq(m.pid, 0x0825);
+	ck_assert_str_eq(m.serial, "AB-12_x");
+	ck_assert_ptr_null(m.port_path);
+
+	struct usb_match p = { 0 };
+	ck_assert_int_eq(usb_match_parse_identity("port-1d6b-0104-3-1.4.2", &p), 0);
+	ck_assert_uint_eq(p.vid, 0x1d6b);
+	ck_assert_uint_eq(p.pid, 0x0104);
+	ck_assert_str_eq(p.port_path, "3-1.4.2");
+	ck_assert_ptr_null(p.serial);
+
+	static const char *const bad[] = { "", "serial-", "serial-046d-0825-", "serial-046d-0825",
+					   "serial-46d-0825-X", "serial-046d:0825-X", "serial-046g-0825-X",
+					   "port-046d-0825-", "port-046d-0825-1", "port-046d-0825-1-",
+					   "port-046d-0825-1-2.", "port-046d-0825-1-2..3", "port-046d-0825-a-2",
+					   "port-046d-0825-1-2x", "046d:0825", "Serial-046d-0825-X" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct usb_match n = { 0 };
+		ck_assert_msg(usb_match_parse_identity(bad[i], &n) == -EINVAL, "'%s' accepted", bad[i]);
+		ck_assert_msg(!n.by_id && !n.serial && !n.port_path, "'%s' changed the match", bad[i]);
+	}
+
+	struct usb_camera_id id = { .vid = 0x1209, .pid = 0x0001 };
+	strcpy(id.port_path, "1-2.3");
+	char out[64];
+	ck_assert_int_eq(usb_camera_identity(&id, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "port-1209-0001-1-2.3");
+	strcpy(id.serial, "  SN 1/2\tx  ");
+	ck_assert_int_eq(usb_camera_identity(&id, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "serial-1209-0001-SN_1_2_x");
+	ck_assert_int_eq(usb_camera_identity(&id, out, 10), -ENAMETOOLONG);
+
+	/* The udev form round-trips to a match of the raw serial. */
+	struct usb_match r = { 0 };
+	ck_assert_int_eq(usb_match_parse_identity("serial-1209-0001-SN_1_2_x", &r), 0);
+	ck_assert(usb_serial_matches(r.serial, id.serial));
+	ck_assert(usb_serial_matches("DEMO0001", "DEMO0001"));
+	ck_assert(!usb_serial_matches("DEMO0001", "DEMO0002"));
+	ck_assert(!usb_serial_matches("SN_1", "SN 12"));
+	char udev[16];
+	usb_serial_udev("a#+-.:=@_b;c", udev, sizeof(udev));
+	ck_assert_str_eq(udev, "a#+-.:=@_b_c");
+	usb_serial_udev("0123456789abcdefgh", udev, sizeof(udev));
+	ck_assert_str_eq(udev, "0123456789abcde");
+}
+END_TEST
+
 static uint32_t max_alt(const struct uvc_streaming *vs)
 {
 	uint32_t m = 0;
@@ -347,6 +401,7 @@ int main(void)
 	Suite *s = suite_create("usb");
 	TCase *tc = tcase_create("usb");
 	tcase_add_test(tc, test_match_parse_id);
+	tcase_add_test(tc, test_camera_identity);
 	tcase_add_test(tc, test_plan_every_profile);
 	tcase_add_test(tc, test_plan_figures);
 	tcase_add_test(tc, test_plan_corners);
