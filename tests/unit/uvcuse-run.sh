@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# uvcuse-run's command line (suite unit): usage, the library it preloads,
+# and --install-global / --uninstall-global on a stand-in ld.so.preload
+# (UVCUSE_LD_SO_PRELOAD) that keeps every other entry.
+set -u
+run=${1:?usage: uvcuse-run.sh UVCUSE-RUN}
+# shellcheck source-path=SCRIPTDIR source=../common/cli-check.sh
+. "$(dirname "$0")/../common/cli-check.sh"
+lib=$("$run" --print-library)
+check "no arguments" 2 "usage: uvcuse-run APP" "$run"
+check "--help" 0 "usage: uvcuse-run APP" "$run" --help
+check "unknown option" 2 "unknown option --bogus" "$run" --bogus
+check "the library exists" 0 "libuvcuse-preload.so$" ls "$lib"
+check "APP runs with the library first in LD_PRELOAD" 0 "^$lib:/other.so$" \
+	env LD_PRELOAD=/other.so "$run" sh -c 'echo "$LD_PRELOAD"'
+check "APP's exit status" 7 "" "$run" sh -c 'exit 7'
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export UVCUSE_LD_SO_PRELOAD=$tmp/ld.so.preload
+printf '/lib/a.so /lib/b.so\n/lib/c.so\n' > "$UVCUSE_LD_SO_PRELOAD"
+check "--install-global" 0 "" "$run" --install-global
+check "--install-global again" 0 "" "$run" --install-global
+check "installed once, others kept" 0 "^/lib/a.so /lib/b.so /lib/c.so $lib $" \
+	sh -c "tr '\n' ' ' < $UVCUSE_LD_SO_PRELOAD"
+check "readable by every program" 0 "^644$" stat -c %a "$UVCUSE_LD_SO_PRELOAD"
+check "--uninstall-global" 0 "" "$run" --uninstall-global
+check "only ours removed" 0 "^/lib/a.so /lib/b.so /lib/c.so $" \
+	sh -c "tr '\n' ' ' < $UVCUSE_LD_SO_PRELOAD"
+rm "$UVCUSE_LD_SO_PRELOAD"
+check "--install-global without a file" 0 "" "$run" --install-global
+check "a new file holds the library" 0 "^$lib$" cat "$UVCUSE_LD_SO_PRELOAD"
+[ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
