@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Plug in and use (tests/vm/run --systemd): uvcuse installed as a package
+# would be (BUILD/stage, from install-staged.sh), a virtual camera plugged in,
+# udev starts uvcuse@IDENTITY.service by itself, and unprivileged users
+# capture from the node. Also: the unit's own checks, a second camera, a
+# camera the config leaves to uvcvideo, kill -9, a bad config, an unplug,
+# and uvcuse --status.
+# Usage (in the guest): service.sh BUILD_DIR
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+STAGE=$BUILD/stage
+[ -d "$STAGE" ] || fail "no $STAGE: run through tests/e2e/install-staged.sh"
+VID=1209 PID=0001
+
+# unit_of SERIAL: the instance udev starts for a camera with that serial.
+unit_of() { systemd-escape --template=uvcuse@.service "serial-$VID-$PID-$1"; }
+main_pid() { systemctl show -p MainPID --value "$1"; }
+
+# wait_active UNIT TIMEOUT_S: active (for Type=notify: node ready) in time.
+wait_active() {
+	local unit=$1 timeout=$2 i
+	for ((i = 0; i < timeout * 10; i++)); do
+		systemctl is-active -q "$unit" && return 0
+		sleep 0.1
+	done
+	systemctl status --no-pager "$unit" || true
+	journalctl -b --no-pager -u "$unit" | tail -n 30
+	fail "$unit not active after ${timeout}s"
+}
+
+# node_of UNIT: the node the instance serves (its STATUS= line names it).
+node_of() {
+	systemctl show -p StatusText --value "$1" | grep -oE '/dev/video[0-9]+' | head -n 1
+}
+
+step "install (meson install into a stage, copied over the guest's root)"
+# --keep-directory-symlink: /lib is a symlink to usr/lib on Debian 12.
+tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
+systemd-sysusers
+systemctl daemon-reload
+udevadm control --reload
+id uvcuse
+UVCUSE_BIN=$(command -v uvcuse) || fail "uvcuse is not on PATH after the install"
+RUN_BIN=$(command -v uvcuse-run) || fail "uvcuse-run is not on PATH after the install"
+echo "installed: $UVCUSE_BIN, $RUN_BIN"
+(cd "$STAGE" && find . ! -type d) | while read -r f; do
+	[ -e "/${f#./}" ] || fail "/${f#./} not installed"
+	echo "  /${f#./}"
+done
+modprobe cuse
+load_modules vhci-hcd uvcvideo
+
+step "systemd-analyze verify and security"
+SERIAL=SVC-1
+UNIT=$(unit_of "$SERIAL")
+systemd-analyze verify "$UNIT" 2>&1 | tee "$WORK/verify.log"
+[ ! -s "$WORK/verify.log" ] || fail "systemd-analyze verify is not clean"
+systemd-analyze security --no-pager "$UNIT" >"$WORK/security.log" 2>&1 || true
+exposure=$(sed -nE 's/.*Overall exposure level for .*: ([0-9.]+).*/\1/p' "$WORK/security.log")
+echo "exposure: $exposure"
+[ -n "$exposure" ] || { cat "$WORK/security.log"; fail "no exposure figure"; }
+awk -v e="$exposure" 'BEGIN { exit !(e <= 1.5) }' || { grep '✗' "$WORK/security.log"; fail "exposure $exposure > 1.5"; }
+
+step "plug in: udev starts $UNIT by itself"
+t0=$(date +%s.%N)
+vcam_start "$SERIAL" --profile default
+wait_active "$UNIT" 10
+t1=$(date +%s.%N)
+echo "active after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+NODE=$(node_of "$UNIT")
+[ -n "$NODE" ] || fail "the unit's status names no node: $(systemctl show -p StatusText --value "$UNIT")"
+systemctl status --no-pager "$UNIT" | tee "$WORK/status.txt" | head -n 12
+grep -q "Status: \".*$NODE" "$WORK/status.txt" || fail "systemctl status shows no STATUS line with $NODE"
+perms=$(stat -c '%A %U:%G' "$NODE")
+echo "$NODE: $perms"
+[ "$perms" = "crw-rw---- root:video" ] || fail "$NODE is $perms, want crw-rw---- root:video"
+usb=$(grep -l "^$SERIAL\$" /sys/bus/usb/devices/*/serial | xargs dirname)
+id_serial=$(udevadm info -q property -p "$usb" | sed -n 's/^ID_SERIAL=//p')
+link=/dev/v4l/by-id/usb-$id_serial-video-index0
+[ "$(readlink -f "$link")" = "$NODE" ] || { ls -l /dev/v4l/*/ || true; fail "$link does not point to $NODE"; }
+echo "$link -> $NODE"
+bypath=$(find /dev/v4l/by-path -lname "*$(basename "$NODE")" | head -n 1)
+[ -n "$bypath" ] || fail "no /dev/v4l/by-path link to $NODE"
+echo "$bypath -> $NODE"
+pid=$(main_pid "$UNIT")
+user=$(ps -o user= -p "$pid")
+capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")
+echo "daemon pid $pid runs as $user, CapEff $capeff"
+[ "$user" = uvcuse ] || fail "the daemon runs as $user"
+[ "$capeff" = 0000000000000000 ] || fail "the daemon keeps capabilities $capeff"
+! ls /dev/video[0-9] 2>/dev/null | grep -q . || fail "uvcvideo's node is still there: $(ls /dev/video[0-9])"
+
+step "users: alice (group video) captures, bob (not in video) gets EACCES"
+useradd -m -G video alice
+useradd -m bob
+as_alice() { runuser -u alice -- "$@"; }
+as_bob() { runuser -u bob -- "$@"; }
+chmod 0777 "$WORK"
+as_alice "$RUN_BIN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 \
+	-video_size 640x480 -i "$NODE" -frames:v 60 -fps_mode passthrough -f rawvideo "$WORK/alice.yuyv" ||
+	fail "alice's uvcuse-run ffmpeg"
+framecheck "$WORK/alice.yuyv" YUYV 640x480 --min-frames 60 --max-missing 6
+as_alice v4l2-ctl -d "$NODE" --list-ctrls | tee "$WORK/alice-ctrls.txt" | head -n 3
+grep -q brightness "$WORK/alice-ctrls.txt" || fail "alice's v4l2-ctl --list-ctrls"
+err=$(as_bob v4l2-ctl -d "$NODE" --info 2>&1 || true)
+echo "bob: $err"
+grep -q "Permission denied" <<<"$err" || fail "bob opened $NODE: $err"
+
+step "/etc/ld.so.preload: plain ffmpeg as alice"
+"$RUN_BIN" --install-global
+cat /etc/ld.so.preload
+as_alice ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 \
+	-video_size 640x480 -i "$NODE" -frames:v 60 -fps_mode passthrough -f rawvideo "$WORK/global.yuyv" ||
+	fail "plain ffmpeg with the library in /etc/ld.so.preload"
+framecheck "$WORK/global.yuyv" YUYV 640x480 --min-frames 60 --max-missing 6
+"$RUN_BIN" --uninstall-global
+
+step "uvcuse --status as alice, while a capture runs"
+as_alice "$RUN_BIN" v4l2-ctl -d "$NODE" --stream-mmap --stream-count=150 --stream-to=/dev/null \
+	>"$WORK/bg.log" 2>&1 &
+bg=$!
+sleep 2
+as_alice "$UVCUSE_BIN" --status | tee "$WORK/status-alice.txt"
+grep -q "$NODE" "$WORK/status-alice.txt" || fail "--status does not list $NODE"
+wait "$bg" || fail "the background capture"
+
+step "kill -9: systemd restarts the daemon, the node and the controls come back"
+v4l2-ctl -d "$NODE" --set-ctrl brightness=40 || fail "set brightness"
+sleep 1.5 # saved within a second
+old=$(main_pid "$UNIT")
+kill -9 "$old"
+for ((i = 0; i < 150; i++)); do
+	new=$(main_pid "$UNIT")
+	[ "$new" != 0 ] && [ "$new" != "$old" ] && systemctl is-active -q "$UNIT" && break
+	sleep 0.1
+done
+[ "$new" != "$old" ] && [ "$new" != 0 ] || fail "not restarted after kill -9"
+NODE2=$(node_of "$UNIT")
+[ -c "$NODE2" ] || fail "no node after the restart"
+got=$(v4l2-ctl -d "$NODE2" --get-ctrl brightness)
+echo "restarted as pid $new, $NODE2, $got"
+[ "$got" = "brightness: 40" ] || fail "brightness after the restart: $got"
+NODE=$NODE2
+
+step "unplug: the instance stops and the node goes away"
+kill -USR1 "${VCAM_PIDS[0]}"
+for ((i = 0; i < 100; i++)); do
+	systemctl is-active -q "$UNIT" || break
+	sleep 0.1
+done
+! systemctl is-active -q "$UNIT" || fail "$UNIT still active after the unplug"
+[ ! -e "$NODE" ] || fail "$NODE still there after the unplug"
+systemctl show -p Result --value "$UNIT"
+echo "$UNIT: $(systemctl is-active "$UNIT"), $NODE gone"
