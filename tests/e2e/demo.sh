@@ -1,26 +1,44 @@
 #!/usr/bin/env bash
-# scripts/demo's guest half: the virtual camera served by uvcuse, captured
-# through read(). Usage: demo.sh BUILD_DIR OUT_DIR
+# scripts/demo's guest half (tests/vm/run --systemd): uvcuse installed as a
+# package would be, the virtual camera plugged in, the service started by
+# udev, and an unprivileged user in group video taking a picture with an
+# unmodified ffmpeg through uvcuse-run. Usage: demo.sh BUILD_DIR OUT_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 SHOW_LOGS=failure
 OUT=${2:?out dir}
+STAGE=$BUILD/stage
 COUNT=60
+SERIAL=DEMO0001
 
-load_modules vhci-hcd uvcvideo cuse
-vcam_start DEMO0001 --profile default
-video_node DEMO0001 >/dev/null # plugged in and seen by the kernel
-uvcuse_start DEMO0001 video10
-NODE=/dev/video10
+step "install uvcuse (meson install, as a package would)"
+tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
+systemd-sysusers
+systemctl daemon-reload
+udevadm control --reload
+load_modules cuse vhci-hcd uvcvideo
 
-step "v4l2-ctl --all -d $NODE"
-v4l2-ctl -d "$NODE" --all
+step "plug in the virtual camera: udev starts the service"
+UNIT=$(systemd-escape --template=uvcuse@.service "serial-1209-0001-$SERIAL")
+vcam_start "$SERIAL" --profile default
+for ((i = 0; i < 300; i++)); do
+	systemctl is-active -q "$UNIT" && break
+	sleep 0.1
+done
+systemctl is-active -q "$UNIT" || { journalctl -b -u "$UNIT" --no-pager | tail; fail "$UNIT did not start"; }
+systemctl status --no-pager "$UNIT" | head -n 8
+NODE=$(systemctl show -p StatusText --value "$UNIT" | grep -oE '/dev/video[0-9]+' | head -n 1)
+PERMS=$(stat -c '%A %U:%G' "$NODE")
+ls -l "$NODE" /dev/v4l/by-id/
 
-step "capture $COUNT frames through read(), YUYV 640x480 at 30 fps"
-v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV --set-parm=30 ||
-	fail "setting the format"
-"$READCAP" "$NODE" "$COUNT" "$WORK/frames.raw" >"$WORK/capture.log" || fail "read() capture"
-framecheck "$WORK/frames.raw" YUYV 640x480 --min-frames "$COUNT" | tee "$WORK/check.txt"
+step "user 'demo' (group video) captures $COUNT frames with ffmpeg through uvcuse-run"
+useradd -m -G video demo
+chmod 0777 "$WORK"
+runuser -u demo -- v4l2-ctl -d "$NODE" --info
+runuser -u demo -- uvcuse-run ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 \
+	-input_format yuyv422 -video_size 640x480 -framerate 30 -i "$NODE" -frames:v "$COUNT" \
+	-fps_mode passthrough -f rawvideo "$WORK/frames.raw" || fail "ffmpeg capture"
+framecheck "$WORK/frames.raw" YUYV 640x480 --min-frames "$COUNT" --max-missing 6 | tee "$WORK/check.txt"
 
 frame_size=$((640 * 480 * 2))
 tail -c "$frame_size" "$WORK/frames.raw" >"$WORK/last.raw"
@@ -30,8 +48,9 @@ ffmpeg -hide_banner -loglevel error -nostdin -f rawvideo -pix_fmt yuyv422 -s 640
 card=$(v4l2-ctl -d "$NODE" --info | awk -F': ' '/Card type/ { print $2; exit }')
 driver=$(v4l2-ctl -d "$NODE" --info | awk -F': ' '/Driver name/ { print $2; exit }')
 intact=$(awk -F': ' '/^frames intact/ { print $2 }' "$WORK/check.txt")
-fps=$(awk '/^rate:/ { printf "%.1f", $2 }' "$WORK/capture.log")
-uvcuse_stop video10 >/dev/null
+missing=$(awk -F': ' '/^frames missing/ { print $2 }' "$WORK/check.txt")
+daemon_user=$(ps -o user= -p "$(systemctl show -p MainPID --value "$UNIT")")
 echo
-echo "summary: camera '$card' (serial DEMO0001), node $NODE (driver $driver), format YUYV 640x480," \
-	"frames $COUNT captured / $intact intact, $fps fps"
+echo "summary: service $UNIT (running as $daemon_user), node $NODE ($PERMS, driver $driver)," \
+	"camera '$card' (serial $SERIAL), user demo captured $COUNT frames YUYV 640x480 with ffmpeg," \
+	"$intact intact, $missing missing"
