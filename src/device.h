@@ -15,6 +15,11 @@ struct device_config {
 	const char *name;  /* "video10" */
 	bool debug_cuse;
 	struct settings_store_config settings; /* remembered controls */
+	/* From the config files, validated and kept for the work that will use
+	 * them: format conversion (src/convert), one app at a time (sharing),
+	 * seconds the camera stays claimed after the last close (linger). */
+	bool convert, exclusive;
+	unsigned linger;
 };
 
 /* Opens the camera, reads its start-up format and registers the node.

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "device.h"
 #include "log.h"
 #include "loop.h"
@@ -26,7 +27,7 @@
 #endif
 
 /* Long options without a short one. */
-enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET };
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR };
 
 static void usage(FILE *out)
 {
@@ -42,6 +43,10 @@ static void usage(FILE *out)
 		"Node:\n"
 		"  -n, --name videoN        node name (default: the lowest free videoN, N >= 10)\n"
 		"Daemon:\n"
+		"      --config FILE        the main config file (default " CONFIG_MAIN_FILE ")\n"
+		"      --config-dir DIR     more config files, DIR/*.conf in sorted order\n"
+		"                           (default " CONFIG_DIR "); options given here\n"
+		"                           override the files\n"
 		"  -f, --foreground         stay in the foreground (for systemd)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
@@ -56,8 +61,9 @@ static void usage(FILE *out)
 		"  -h, --help               this help\n"
 		"  -V, --version            the version\n"
 		"\n"
-		"Exit status: 0 after SIGTERM/SIGINT, 1 on errors (no matching camera, not a\n"
-		"UVC camera, no /dev/cuse, name taken), 2 on bad usage.\n");
+		"Exit status: 0 after SIGTERM/SIGINT or when the config says to ignore the\n"
+		"camera, 1 on errors (no matching camera, not a UVC camera, no /dev/cuse,\n"
+		"name taken, a bad config file), 2 on bad usage.\n");
 }
 
 static bool node_name_free(const char *name)
@@ -134,6 +140,49 @@ static int list_cameras(void)
 	if (!count)
 		printf("no UVC camera found\n");
 	return 0;
+}
+
+/* --- config ------------------------------------------------------------ */
+
+struct found_camera {
+	const struct usb_match *match;
+	bool found;
+	struct usb_camera_id id;
+};
+
+static int find_one(void *data, const struct usb_camera_id *id, const struct uvc_camera *model,
+		    const char *parse_error)
+{
+	struct found_camera *f = data;
+	(void)model;
+	(void)parse_error;
+	if (!usb_match_id(f->match, id))
+		return 0;
+	f->found = true;
+	f->id = *id;
+	return 1;
+}
+
+static void config_warning(void *data, const char *msg)
+{
+	(void)data;
+	log_warn("%s", msg);
+}
+
+/* The camera the command line selects, without claiming it, so that the
+ * config can leave it alone. false when none is found (device_new then
+ * says why). */
+static bool find_camera(const struct usb_match *match, struct usb_camera_id *out)
+{
+	struct usb_ctx *usb;
+	if (usb_ctx_new(NULL, &usb) < 0)
+		return false;
+	struct found_camera f = { .match = match };
+	usb_enumerate(usb, find_one, &f);
+	usb_ctx_free(usb);
+	if (f.found)
+		*out = f.id;
+	return f.found;
 }
 
 /* --- daemon ------------------------------------------------------------ */
@@ -218,14 +267,16 @@ int main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-restore-controls", no_argument, NULL, OPT_NO_RESTORE },
 		{ "reset-controls", no_argument, NULL, OPT_RESET },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config-dir", required_argument, NULL, OPT_CONFIG_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	struct device_config cfg = { 0 };
-	bool foreground = false, list = false;
+	struct device_config cfg = { .convert = true };
+	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
-	const char *state_dir = NULL;
+	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
 		switch (opt) {
@@ -259,8 +310,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			log_set_level(level);
+			cli_log_level = true;
 			break;
 		}
+		case OPT_CONFIG:
+			config_file = optarg;
+			break;
+		case OPT_CONFIG_DIR:
+			config_dir = optarg;
+			break;
 		case 'L':
 			list = true;
 			break;
@@ -298,6 +356,49 @@ int main(int argc, char **argv)
 	}
 	if (list)
 		return list_cameras();
+
+	/* The files, then the command line over them. */
+	struct config conf;
+	config_init(&conf, config_warning, NULL);
+	char conf_err[512];
+	if (config_load(&conf, config_file ? config_file : CONFIG_MAIN_FILE, !config_file, config_dir,
+			conf_err, sizeof(conf_err)) < 0) {
+		log_error("%s", conf_err);
+		config_free(&conf);
+		return 1;
+	}
+	struct usb_camera_id cam_id = { 0 };
+	struct config_values values;
+	char pinned_port[sizeof(cam_id.port_path)] = "";
+	if (find_camera(&cfg.match, &cam_id)) {
+		struct config_camera who = { cam_id.vid, cam_id.pid, cam_id.serial, cam_id.port_path };
+		config_resolve(&conf, &who, &values);
+		/* open exactly the camera the config was resolved for */
+		snprintf(pinned_port, sizeof(pinned_port), "%s", cam_id.port_path);
+		cfg.match.port_path = pinned_port;
+	} else {
+		config_resolve(&conf, &(struct config_camera){ 0, 0, "", "" }, &values);
+	}
+	config_free(&conf);
+	if (values.log_level >= 0 && !cli_log_level)
+		log_set_level((enum log_level)values.log_level);
+	if (values.ignore == 1) {
+		if (cam_id.port_path[0])
+			log_info("camera %04x:%04x at %s%s%s: the config says ignore: left to uvcvideo",
+				 cam_id.vid, cam_id.pid, cam_id.port_path, cam_id.serial[0] ? ", serial " : "",
+				 cam_id.serial);
+		else
+			log_info("the config says ignore (no camera found): nothing to do");
+		return 0;
+	}
+	if (values.name[0] && !name[0])
+		snprintf(name, sizeof(name), "%s", values.name);
+	if (values.convert >= 0)
+		cfg.convert = values.convert;
+	if (values.exclusive >= 0)
+		cfg.exclusive = values.exclusive;
+	if (values.linger >= 0)
+		cfg.linger = (unsigned)values.linger;
 
 	/* absolute: a detached daemon works from / */
 	char cwd[PATH_MAX], state[PATH_MAX];

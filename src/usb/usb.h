@@ -39,6 +39,9 @@ struct usb_match {
 	const char *serial;     /* or NULL */
 };
 
+/* Whether the camera id is one m selects. */
+bool usb_match_id(const struct usb_match *m, const struct usb_camera_id *id);
+
 /* Parses "VID:PID" (hex). -EINVAL when malformed. */
 int usb_match_parse_id(const char *s, struct usb_match *m);
 
