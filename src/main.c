@@ -18,6 +18,7 @@
 #include "device.h"
 #include "log.h"
 #include "loop.h"
+#include "privdrop.h"
 #include "settings.h"
 #include "usb/usb.h"
 #include "v4l2/formats.h"
@@ -27,7 +28,7 @@
 #endif
 
 /* Long options without a short one. */
-enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR };
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER };
 
 static void usage(FILE *out)
 {
@@ -48,6 +49,8 @@ static void usage(FILE *out)
 		"                           (default " CONFIG_DIR "); options given here\n"
 		"                           override the files\n"
 		"  -f, --foreground         stay in the foreground (for systemd)\n"
+		"      --user NAME          once /dev/cuse and the camera are open, become\n"
+		"                           NAME (its groups, no capabilities left)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
@@ -269,6 +272,7 @@ int main(int argc, char **argv)
 		{ "reset-controls", no_argument, NULL, OPT_RESET },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "config-dir", required_argument, NULL, OPT_CONFIG_DIR },
+		{ "user", required_argument, NULL, OPT_USER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -277,6 +281,7 @@ int main(int argc, char **argv)
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
+	const char *user_name = NULL;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
 		switch (opt) {
@@ -318,6 +323,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CONFIG_DIR:
 			config_dir = optarg;
+			break;
+		case OPT_USER:
+			user_name = optarg;
 			break;
 		case 'L':
 			list = true;
@@ -410,6 +418,20 @@ int main(int argc, char **argv)
 	}
 	cfg.settings.dir = state;
 
+	struct privdrop_user user;
+	if (user_name) {
+		char err[160];
+		if (privdrop_lookup(user_name, &user, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			return 1;
+		}
+		int e = privdrop_prepare_dir(&user, state);
+		if (e < 0) {
+			log_error("state directory %s: %s", state, strerror(-e));
+			return 1;
+		}
+	}
+
 	if (!name[0]) {
 		for (unsigned n = 10; n < 256 && !name[0]; n++) {
 			char candidate[16];
@@ -466,6 +488,17 @@ int main(int argc, char **argv)
 	}
 	if (device_new(loop, usb, &cfg, &dev) < 0)
 		goto out;
+	/* Everything that needs root is open: /dev/cuse, the camera's usbfs
+	 * node, the sockets. */
+	if (user_name) {
+		char err[160];
+		if (privdrop_apply(&user, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		log_info("running as %s (uid %u, gid %u), no capabilities", user.name,
+			 (unsigned)user.uid, (unsigned)user.gid);
+	}
 	/* The node appears once the kernel has answered CUSE_INIT, which the
 	 * loop handles: only then is start-up a success. */
 	char path[80];

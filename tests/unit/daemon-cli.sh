@@ -33,4 +33,7 @@ check "conf.d overrides, unknown key warned, ignore exits 0" 0 "50-all.conf:3: u
 	"$uvcuse" --config "$conf/main.conf" --config-dir "$conf/d"
 check "ignore: says why" 0 "the config says ignore" \
 	"$uvcuse" --config "$conf/main.conf" --config-dir "$conf/d"
+: >"$conf/empty.conf"
+check "--user without such a user" 1 "no user 'no-such-user-uvcuse'" \
+	"$uvcuse" --config "$conf/empty.conf" --user no-such-user-uvcuse
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
