@@ -10,6 +10,27 @@
 struct loop;
 struct device;
 
+/* What `uvcuse --status` and systemd's STATUS= show of a device. */
+struct device_status {
+	char node[64];            /* "video10" */
+	char card[32];
+	uint16_t vid, pid;
+	char serial[128];
+	char port_path[32], bus_info[64];
+	uint8_t interface;        /* the VideoControl interface */
+	uint32_t fourcc;
+	unsigned width, height;
+	uint32_t interval;        /* 100 ns units, 0 when unknown */
+	bool streaming;
+	uint64_t frames, dropped, errors;
+	unsigned clients;         /* open files */
+	uint32_t iso_bytes;       /* bytes per interval of the alt setting, 0 when not streaming iso */
+};
+
+/* Called after what STATUS= shows changed: an open or close, S_FMT,
+ * S_PARM, STREAMON, STREAMOFF. */
+typedef void (*device_change_cb)(void *data);
+
 struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
@@ -20,12 +41,16 @@ struct device_config {
 	 * seconds the camera stays claimed after the last close (linger). */
 	bool convert, exclusive;
 	unsigned linger;
+	device_change_cb on_change; /* may be NULL */
+	void *change_data;
 };
 
 /* Opens the camera, reads its start-up format and registers the node.
  * Returns 0, or -errno with a message already logged. */
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
 	       struct device **out);
+void device_get_status(const struct device *dev, struct device_status *out);
+
 /* Removes the node, stops the stream, gives the camera back. */
 void device_free(struct device *dev);
 

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "loop.h"
 #include "privdrop.h"
+#include "readiness.h"
 #include "settings.h"
 #include "usb/usb.h"
 #include "v4l2/formats.h"
@@ -189,6 +190,37 @@ static bool find_camera(const struct usb_match *match, struct usb_camera_id *out
 }
 
 /* --- daemon ------------------------------------------------------------ */
+
+/* STATUS= for systemd: camera, node, format, clients. */
+static void status_summary(const struct device_status *st, char *out, size_t len)
+{
+	char fmt[64] = "no format";
+	if (st->fourcc) {
+		unsigned fps100 = st->interval ? (unsigned)(1000000000ull / st->interval) : 0;
+		snprintf(fmt, sizeof(fmt), "%.4s %ux%u %u.%02u fps", (const char *)&st->fourcc, st->width,
+			 st->height, fps100 / 100, fps100 % 100);
+	}
+	snprintf(out, len, "%s (%04x:%04x%s%s) on /dev/%s: %s, %s, %u client%s", st->card, st->vid,
+		 st->pid, st->serial[0] ? ", serial " : "", st->serial, st->node, fmt,
+		 st->streaming ? "streaming" : "idle", st->clients, st->clients == 1 ? "" : "s");
+}
+
+struct daemon_state {
+	struct device *dev;
+	struct readiness *ready;
+};
+
+static void on_device_change(void *data)
+{
+	struct daemon_state *d = data;
+	if (!d->dev || !d->ready)
+		return;
+	struct device_status st;
+	char text[400];
+	device_get_status(d->dev, &st);
+	status_summary(&st, text, sizeof(text));
+	readiness_status(d->ready, text);
+}
 
 struct sigwatch {
 	struct loop *loop;
@@ -468,6 +500,7 @@ int main(int argc, char **argv)
 	struct loop *loop = NULL;
 	struct usb_ctx *usb = NULL;
 	struct device *dev = NULL;
+	struct daemon_state dstate = { NULL, NULL };
 	int status = 1;
 	struct sigwatch sig = { NULL, -1 };
 
@@ -486,8 +519,16 @@ int main(int argc, char **argv)
 		log_error("cannot use libusb: %s", strerror(-err));
 		goto out;
 	}
+	/* udev's monitor first: the node's "add" event must not be missed */
+	if (readiness_new(loop, name, &dstate.ready) < 0) {
+		log_error("cannot set up systemd notification");
+		goto out;
+	}
+	cfg.on_change = on_device_change;
+	cfg.change_data = &dstate;
 	if (device_new(loop, usb, &cfg, &dev) < 0)
 		goto out;
+	dstate.dev = dev;
 	/* Everything that needs root is open: /dev/cuse, the camera's usbfs
 	 * node, the sockets. */
 	if (user_name) {
@@ -515,7 +556,25 @@ int main(int argc, char **argv)
 		if (quit > 0)
 			goto out; /* a signal (status 0) or the session ended (1) */
 	}
+	/* Under systemd, ready means udev has applied its rules (group,
+	 * mode, links) too; a udev that never says so must not keep the
+	 * unit from starting. */
+	for (int waited = 0; !readiness_udev_done(dstate.ready); waited += 50) {
+		if (waited >= 10000) {
+			log_warn("udev did not announce /dev/%s within 10 s: ready anyway", name);
+			break;
+		}
+		int quit = loop_run_once(loop, 50, &status);
+		if (quit < 0) {
+			status = 1;
+			goto out;
+		}
+		if (quit > 0)
+			goto out;
+	}
 	log_info("ready: /dev/%s", name);
+	on_device_change(&dstate);
+	readiness_ready(dstate.ready);
 	report(&report_fd, 0);
 	status = loop_run(loop);
 	if (status < 0) {
@@ -524,7 +583,9 @@ int main(int argc, char **argv)
 	}
 out:
 	report(&report_fd, 1);
+	dstate.dev = NULL; /* no STATUS= from a device going away */
 	device_free(dev);
+	readiness_free(dstate.ready);
 	usb_ctx_free(usb);
 	if (sig.fd >= 0)
 		close(sig.fd);

@@ -188,6 +188,8 @@ struct usb_stream_stats {
 	uint64_t transfers, packets, packet_errors, bytes;
 	unsigned alt;              /* the selected alternate setting */
 	unsigned n_transfers, transfer_size;
+	bool iso;
+	uint32_t packet_size;      /* iso: bytes per interval of alt */
 };
 void usb_stream_get_stats(const struct usb_camera *cam, struct usb_stream_stats *st);
 
