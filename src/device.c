@@ -882,6 +882,8 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	out->vid = id->vid;
 	out->pid = id->pid;
 	snprintf(out->serial, sizeof(out->serial), "%s", id->serial);
+	snprintf(out->manufacturer, sizeof(out->manufacturer), "%s", id->manufacturer);
+	snprintf(out->product, sizeof(out->product), "%s", id->product);
 	snprintf(out->port_path, sizeof(out->port_path), "%s", id->port_path);
 	snprintf(out->bus_info, sizeof(out->bus_info), "%s", id->bus_info);
 	out->interface = id->control_interface;

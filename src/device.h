@@ -5,27 +5,11 @@
 #define UVCUSE_DEVICE_H
 
 #include "settings_store.h"
+#include "status_msg.h"
 #include "usb/usb.h"
 
 struct loop;
 struct device;
-
-/* What `uvcuse --status` and systemd's STATUS= show of a device. */
-struct device_status {
-	char node[64];            /* "video10" */
-	char card[32];
-	uint16_t vid, pid;
-	char serial[128];
-	char port_path[32], bus_info[64];
-	uint8_t interface;        /* the VideoControl interface */
-	uint32_t fourcc;
-	unsigned width, height;
-	uint32_t interval;        /* 100 ns units, 0 when unknown */
-	bool streaming;
-	uint64_t frames, dropped, errors;
-	unsigned clients;         /* open files */
-	uint32_t iso_bytes;       /* bytes per interval of the alt setting, 0 when not streaming iso */
-};
 
 /* Called after what STATUS= shows changed: an open or close, S_FMT,
  * S_PARM, STREAMON, STREAMOFF. */

@@ -20,6 +20,8 @@
 #include "loop.h"
 #include "privdrop.h"
 #include "readiness.h"
+#include "status_client.h"
+#include "status_server.h"
 #include "settings.h"
 #include "usb/usb.h"
 #include "v4l2/formats.h"
@@ -29,7 +31,7 @@
 #endif
 
 /* Long options without a short one. */
-enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER };
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV };
 
 static void usage(FILE *out)
 {
@@ -62,6 +64,10 @@ static void usage(FILE *out)
 		"      --reset-controls     set the camera's defaults and forget what was saved\n"
 		"Other:\n"
 		"  -L, --list               list UVC cameras with their formats, then exit\n"
+		"      --status             one line per camera the daemons on this machine\n"
+		"                           serve (from $RUNTIME_DIRECTORY, else /run/uvcuse)\n"
+		"      --udev-properties NODE  the ID_* properties of the camera served as\n"
+		"                           NODE, for udev's IMPORT{program}\n"
 		"  -h, --help               this help\n"
 		"  -V, --version            the version\n"
 		"\n"
@@ -191,24 +197,17 @@ static bool find_camera(const struct usb_match *match, struct usb_camera_id *out
 
 /* --- daemon ------------------------------------------------------------ */
 
-/* STATUS= for systemd: camera, node, format, clients. */
-static void status_summary(const struct device_status *st, char *out, size_t len)
-{
-	char fmt[64] = "no format";
-	if (st->fourcc) {
-		unsigned fps100 = st->interval ? (unsigned)(1000000000ull / st->interval) : 0;
-		snprintf(fmt, sizeof(fmt), "%.4s %ux%u %u.%02u fps", (const char *)&st->fourcc, st->width,
-			 st->height, fps100 / 100, fps100 % 100);
-	}
-	snprintf(out, len, "%s (%04x:%04x%s%s) on /dev/%s: %s, %s, %u client%s", st->card, st->vid,
-		 st->pid, st->serial[0] ? ", serial " : "", st->serial, st->node, fmt,
-		 st->streaming ? "streaming" : "idle", st->clients, st->clients == 1 ? "" : "s");
-}
-
 struct daemon_state {
 	struct device *dev;
 	struct readiness *ready;
+	struct status_server *status;
 };
+
+static void get_status(void *data, struct device_status *out)
+{
+	struct daemon_state *d = data;
+	device_get_status(d->dev, out);
+}
 
 static void on_device_change(void *data)
 {
@@ -218,7 +217,7 @@ static void on_device_change(void *data)
 	struct device_status st;
 	char text[400];
 	device_get_status(d->dev, &st);
-	status_summary(&st, text, sizeof(text));
+	status_msg_summary(&st, text, sizeof(text));
 	readiness_status(d->ready, text);
 }
 
@@ -305,6 +304,8 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "config-dir", required_argument, NULL, OPT_CONFIG_DIR },
 		{ "user", required_argument, NULL, OPT_USER },
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "udev-properties", required_argument, NULL, OPT_UDEV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -313,7 +314,8 @@ int main(int argc, char **argv)
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
-	const char *user_name = NULL;
+	const char *user_name = NULL, *udev_node = NULL;
+	bool show_status = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
 		switch (opt) {
@@ -359,6 +361,12 @@ int main(int argc, char **argv)
 		case OPT_USER:
 			user_name = optarg;
 			break;
+		case OPT_STATUS:
+			show_status = true;
+			break;
+		case OPT_UDEV:
+			udev_node = optarg;
+			break;
 		case 'L':
 			list = true;
 			break;
@@ -396,6 +404,10 @@ int main(int argc, char **argv)
 	}
 	if (list)
 		return list_cameras();
+	if (show_status)
+		return status_client_list();
+	if (udev_node)
+		return status_client_udev(udev_node);
 
 	/* The files, then the command line over them. */
 	struct config conf;
@@ -500,7 +512,7 @@ int main(int argc, char **argv)
 	struct loop *loop = NULL;
 	struct usb_ctx *usb = NULL;
 	struct device *dev = NULL;
-	struct daemon_state dstate = { NULL, NULL };
+	struct daemon_state dstate = { NULL, NULL, NULL };
 	int status = 1;
 	struct sigwatch sig = { NULL, -1 };
 
@@ -529,6 +541,10 @@ int main(int argc, char **argv)
 	if (device_new(loop, usb, &cfg, &dev) < 0)
 		goto out;
 	dstate.dev = dev;
+	err = status_server_new(loop, NULL, name, get_status, &dstate, &dstate.status);
+	if (err < 0)
+		log_warn("no status socket (uvcuse --status will not list /dev/%s): %s", name,
+			 strerror(-err));
 	/* Everything that needs root is open: /dev/cuse, the camera's usbfs
 	 * node, the sockets. */
 	if (user_name) {
@@ -583,6 +599,7 @@ int main(int argc, char **argv)
 	}
 out:
 	report(&report_fd, 1);
+	status_server_free(dstate.status);
 	dstate.dev = NULL; /* no STATUS= from a device going away */
 	device_free(dev);
 	readiness_free(dstate.ready);

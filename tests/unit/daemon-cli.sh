@@ -36,4 +36,8 @@ check "ignore: says why" 0 "the config says ignore" \
 : >"$conf/empty.conf"
 check "--user without such a user" 1 "no user 'no-such-user-uvcuse'" \
 	"$uvcuse" --config "$conf/empty.conf" --user no-such-user-uvcuse
+# status sockets: none served here
+check "--status, no daemon" 0 "no camera served" env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --status
+check "--udev-properties, no daemon" 1 "no daemon answers for video10" \
+	env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --udev-properties /dev/video10
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
