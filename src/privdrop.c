@@ -35,8 +35,15 @@ int privdrop_lookup(const char *name, struct privdrop_user *out, char *err, size
 int privdrop_prepare_dir(const struct privdrop_user *user, const char *dir)
 {
 	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		/* root's: systemd's StateDirectory= of a unit without User=
+		 * (the daemon must start as root); the directory is ours */
+		if (st.st_uid == 0 && user->uid != 0 && chown(dir, user->uid, user->gid) < 0)
+			return -errno;
+		return 0;
+	}
 	if (errno != ENOENT)
 		return -errno;
 	/* ours to create: the parents as root (0755), the last one for user */

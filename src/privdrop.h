@@ -17,9 +17,10 @@ struct privdrop_user {
  * -ENOENT when there is no such user; err says why. */
 int privdrop_lookup(const char *name, struct privdrop_user *out, char *err, size_t errlen);
 
-/* Makes sure dir exists and that user can write it (the state directory:
- * systemd's StateDirectory= already is; a directory we create ourselves is
- * given to user). Returns 0 or -errno. Call as root, before the drop. */
+/* Makes sure dir exists and that user can write it: a directory we create
+ * and one root owns (systemd's StateDirectory= of a unit without User=)
+ * are given to user; the files in it are not touched. Returns 0 or
+ * -errno. Call as root, before the drop. */
 int privdrop_prepare_dir(const struct privdrop_user *user, const char *dir);
 
 /* initgroups, setgid, setuid (keep-caps off, no-new-privs on), then checks

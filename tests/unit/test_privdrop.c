@@ -78,6 +78,14 @@ START_TEST(drop_to_nobody)
 			_exit(10);
 		if (privdrop_prepare_dir(&u, state) < 0)
 			_exit(11);
+		/* an existing root-owned one (StateDirectory=) is given over too */
+		char root_owned[128];
+		snprintf(root_owned, sizeof(root_owned), "%s/root-owned", dir);
+		if (mkdir(root_owned, 0755) < 0 || privdrop_prepare_dir(&u, root_owned) < 0)
+			_exit(17);
+		struct stat rs;
+		if (stat(root_owned, &rs) < 0 || rs.st_uid != u.uid)
+			_exit(18);
 		if (privdrop_apply(&u, err, sizeof(err)) < 0)
 			_exit(12);
 		if (getuid() != u.uid || geteuid() != u.uid || getgid() != u.gid)
