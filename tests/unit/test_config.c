@@ -221,6 +221,25 @@ START_TEST(camera_matching)
 }
 END_TEST
 
+/* docs/uvcuse.conf.example parses without a warning */
+START_TEST(shipped_example)
+{
+	const char *path = getenv("UVCUSE_CONF_EXAMPLE");
+	ck_assert_ptr_nonnull(path);
+	struct config cfg;
+	struct warnings w = { 0 };
+	config_init(&cfg, collect, &w);
+	char err[256] = "";
+	ck_assert_msg(config_parse_file(&cfg, path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(w.count == 0, "%s", w.last);
+	struct config_values v;
+	config_resolve(&cfg, &cam_abc, &v);
+	ck_assert_int_eq(v.convert, 1);
+	ck_assert_int_eq(v.linger, 0);
+	config_free(&cfg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -232,6 +251,7 @@ int main(void)
 	tcase_add_test(tc, confd_order_and_override);
 	tcase_add_test(tc, missing_files);
 	tcase_add_test(tc, camera_matching);
+	tcase_add_test(tc, shipped_example);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
