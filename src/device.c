@@ -72,7 +72,15 @@ struct device {
 	uint64_t frames_dropped;
 	unsigned status_malformed;
 	bool status_running;
+	device_change_cb on_change;
+	void *change_data;
 };
+
+static void changed(struct device *dev)
+{
+	if (dev->on_change)
+		dev->on_change(dev->change_data);
+}
 
 /* Buffer memory: one memfd per buffer, mapped here; a later preload
  * library maps the same memfd into the app. */
@@ -546,6 +554,7 @@ static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	dev->files = df;
 	dev->n_files++;
 	*data = df;
+	changed(dev);
 	return 0;
 }
 
@@ -573,6 +582,7 @@ static void op_release(void *ctx, void *data)
 	free(df);
 	/* a released queue may let another file's read() start */
 	wake_all(dev);
+	changed(dev);
 }
 
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
@@ -637,6 +647,9 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 	if ((res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS)) ||
 	    dev->node.events_queued != events)
 		wake_all(dev);
+	if (res == 0 && (cmd == VIDIOC_S_FMT || cmd == VIDIOC_S_PARM || cmd == VIDIOC_STREAMON ||
+			 cmd == VIDIOC_STREAMOFF))
+		changed(dev);
 }
 
 static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
@@ -751,6 +764,8 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	if (!dev)
 		return -ENOMEM;
 	dev->loop = loop;
+	dev->on_change = cfg->on_change;
+	dev->change_data = cfg->change_data;
 	char err[256] = "";
 	int res = usb_camera_open(usb, &cfg->match, &dev->cam, err, sizeof(err));
 	if (res) {
@@ -854,4 +869,34 @@ void device_free(struct device *dev)
 	node_destroy(&dev->node);
 	usb_camera_close(dev->cam);
 	free(dev);
+}
+
+void device_get_status(const struct device *dev, struct device_status *out)
+{
+	const struct usb_camera_id *id = usb_camera_id(dev->cam);
+	struct usb_stream_stats ss;
+	usb_stream_get_stats(dev->cam, &ss);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->node, sizeof(out->node), "%s", dev->name);
+	snprintf(out->card, sizeof(out->card), "%s", dev->node.id.card);
+	out->vid = id->vid;
+	out->pid = id->pid;
+	snprintf(out->serial, sizeof(out->serial), "%s", id->serial);
+	snprintf(out->manufacturer, sizeof(out->manufacturer), "%s", id->manufacturer);
+	snprintf(out->product, sizeof(out->product), "%s", id->product);
+	snprintf(out->port_path, sizeof(out->port_path), "%s", id->port_path);
+	snprintf(out->bus_info, sizeof(out->bus_info), "%s", id->bus_info);
+	out->interface = id->control_interface;
+	if (dev->node.format && dev->node.frame) {
+		out->fourcc = dev->node.format->fourcc;
+		out->width = dev->node.frame->width;
+		out->height = dev->node.frame->height;
+	}
+	out->interval = dev->node.probe.interval;
+	out->streaming = usb_stream_running(dev->cam);
+	out->frames = dev->frames;
+	out->dropped = dev->frames_dropped;
+	out->errors = dev->frames_error;
+	out->clients = dev->n_files;
+	out->iso_bytes = out->streaming && ss.iso ? ss.packet_size : 0;
 }

@@ -5,22 +5,36 @@
 #define UVCUSE_DEVICE_H
 
 #include "settings_store.h"
+#include "status_msg.h"
 #include "usb/usb.h"
 
 struct loop;
 struct device;
+
+/* Called after what STATUS= shows changed: an open or close, S_FMT,
+ * S_PARM, STREAMON, STREAMOFF. */
+typedef void (*device_change_cb)(void *data);
 
 struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
 	bool debug_cuse;
 	struct settings_store_config settings; /* remembered controls */
+	/* From the config files, validated and kept for the work that will use
+	 * them: format conversion (src/convert), one app at a time (sharing),
+	 * seconds the camera stays claimed after the last close (linger). */
+	bool convert, exclusive;
+	unsigned linger;
+	device_change_cb on_change; /* may be NULL */
+	void *change_data;
 };
 
 /* Opens the camera, reads its start-up format and registers the node.
  * Returns 0, or -errno with a message already logged. */
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
 	       struct device **out);
+void device_get_status(const struct device *dev, struct device_status *out);
+
 /* Removes the node, stops the stream, gives the camera back. */
 void device_free(struct device *dev);
 

@@ -14,9 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "device.h"
 #include "log.h"
 #include "loop.h"
+#include "privdrop.h"
+#include "readiness.h"
+#include "status_client.h"
+#include "status_server.h"
 #include "settings.h"
 #include "usb/usb.h"
 #include "v4l2/formats.h"
@@ -26,7 +31,8 @@
 #endif
 
 /* Long options without a short one. */
-enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CAMERA };
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
+       OPT_CAMERA, OPT_IS_IGNORED };
 
 static void usage(FILE *out)
 {
@@ -42,10 +48,18 @@ static void usage(FILE *out)
 		"      --camera IDENTITY    by identity, as the udev rule names the service\n"
 		"                           instance: serial-VVVV-PPPP-SERIAL, or\n"
 		"                           port-VVVV-PPPP-BUS-PORT[.PORT...] without a serial\n"
+		"      --is-ignored IDENTITY  exit 0 when the config leaves that camera to\n"
+		"                           uvcvideo, 1 otherwise (for the udev rule)\n"
 		"Node:\n"
 		"  -n, --name videoN        node name (default: the lowest free videoN, N >= 10)\n"
 		"Daemon:\n"
+		"      --config FILE        the main config file (default " CONFIG_MAIN_FILE ")\n"
+		"      --config-dir DIR     more config files, DIR/*.conf in sorted order\n"
+		"                           (default " CONFIG_DIR "); options given here\n"
+		"                           override the files\n"
 		"  -f, --foreground         stay in the foreground (for systemd)\n"
+		"      --user NAME          once /dev/cuse and the camera are open, become\n"
+		"                           NAME (its groups, no capabilities left)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
@@ -56,11 +70,16 @@ static void usage(FILE *out)
 		"      --reset-controls     set the camera's defaults and forget what was saved\n"
 		"Other:\n"
 		"  -L, --list               list UVC cameras with their formats, then exit\n"
+		"      --status             one line per camera the daemons on this machine\n"
+		"                           serve (from $RUNTIME_DIRECTORY, else /run/uvcuse)\n"
+		"      --udev-properties NODE  the ID_* properties of the camera served as\n"
+		"                           NODE, for udev's IMPORT{program}\n"
 		"  -h, --help               this help\n"
 		"  -V, --version            the version\n"
 		"\n"
-		"Exit status: 0 after SIGTERM/SIGINT, 1 on errors (no matching camera, not a\n"
-		"UVC camera, no /dev/cuse, name taken), 2 on bad usage.\n");
+		"Exit status: 0 after SIGTERM/SIGINT or when the config says to ignore the\n"
+		"camera, 1 on errors (no matching camera, not a UVC camera, no /dev/cuse,\n"
+		"name taken, a bad config file), 2 on bad usage.\n");
 }
 
 static bool node_name_free(const char *name)
@@ -142,7 +161,74 @@ static int list_cameras(void)
 	return 0;
 }
 
+/* --- config ------------------------------------------------------------ */
+
+struct found_camera {
+	const struct usb_match *match;
+	bool found;
+	struct usb_camera_id id;
+};
+
+static int find_one(void *data, const struct usb_camera_id *id, const struct uvc_camera *model,
+		    const char *parse_error)
+{
+	struct found_camera *f = data;
+	(void)model;
+	(void)parse_error;
+	if (!usb_match_id(f->match, id))
+		return 0;
+	f->found = true;
+	f->id = *id;
+	return 1;
+}
+
+static void config_warning(void *data, const char *msg)
+{
+	(void)data;
+	log_warn("%s", msg);
+}
+
+/* The camera the command line selects, without claiming it, so that the
+ * config can leave it alone. false when none is found (device_new then
+ * says why). */
+static bool find_camera(const struct usb_match *match, struct usb_camera_id *out)
+{
+	struct usb_ctx *usb;
+	if (usb_ctx_new(NULL, &usb) < 0)
+		return false;
+	struct found_camera f = { .match = match };
+	usb_enumerate(usb, find_one, &f);
+	usb_ctx_free(usb);
+	if (f.found)
+		*out = f.id;
+	return f.found;
+}
+
 /* --- daemon ------------------------------------------------------------ */
+
+struct daemon_state {
+	struct device *dev;
+	struct readiness *ready;
+	struct status_server *status;
+};
+
+static void get_status(void *data, struct device_status *out)
+{
+	struct daemon_state *d = data;
+	device_get_status(d->dev, out);
+}
+
+static void on_device_change(void *data)
+{
+	struct daemon_state *d = data;
+	if (!d->dev || !d->ready)
+		return;
+	struct device_status st;
+	char text[400];
+	device_get_status(d->dev, &st);
+	status_msg_summary(&st, text, sizeof(text));
+	readiness_status(d->ready, text);
+}
 
 struct sigwatch {
 	struct loop *loop;
@@ -217,6 +303,7 @@ int main(int argc, char **argv)
 		{ "bus-path", required_argument, NULL, 'b' },
 		{ "serial", required_argument, NULL, 's' },
 		{ "camera", required_argument, NULL, OPT_CAMERA },
+		{ "is-ignored", required_argument, NULL, OPT_IS_IGNORED },
 		{ "name", required_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'l' },
@@ -225,14 +312,22 @@ int main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-restore-controls", no_argument, NULL, OPT_NO_RESTORE },
 		{ "reset-controls", no_argument, NULL, OPT_RESET },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config-dir", required_argument, NULL, OPT_CONFIG_DIR },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ "status", no_argument, NULL, OPT_STATUS },
+		{ "udev-properties", required_argument, NULL, OPT_UDEV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	struct device_config cfg = { 0 };
-	bool foreground = false, list = false;
+	struct device_config cfg = { .convert = true };
+	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
-	const char *state_dir = NULL;
+	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
+	const char *user_name = NULL, *udev_node = NULL;
+	bool is_ignored = false;
+	bool show_status = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
 		switch (opt) {
@@ -248,6 +343,10 @@ int main(int argc, char **argv)
 		case 's':
 			cfg.match.serial = optarg;
 			break;
+		case OPT_IS_IGNORED:
+			is_ignored = true;
+			/* the identity names the camera, as for --camera */
+			__attribute__((fallthrough));
 		case OPT_CAMERA:
 			if (usb_match_parse_identity(optarg, &cfg.match)) {
 				fprintf(stderr,
@@ -275,8 +374,24 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			log_set_level(level);
+			cli_log_level = true;
 			break;
 		}
+		case OPT_CONFIG:
+			config_file = optarg;
+			break;
+		case OPT_CONFIG_DIR:
+			config_dir = optarg;
+			break;
+		case OPT_USER:
+			user_name = optarg;
+			break;
+		case OPT_STATUS:
+			show_status = true;
+			break;
+		case OPT_UDEV:
+			udev_node = optarg;
+			break;
 		case 'L':
 			list = true;
 			break;
@@ -314,6 +429,63 @@ int main(int argc, char **argv)
 	}
 	if (list)
 		return list_cameras();
+	if (show_status)
+		return status_client_list();
+	if (udev_node)
+		return status_client_udev(udev_node);
+
+	/* The files, then the command line over them. */
+	struct config conf;
+	config_init(&conf, config_warning, NULL);
+	char conf_err[512];
+	if (config_load(&conf, config_file ? config_file : CONFIG_MAIN_FILE, !config_file, config_dir,
+			conf_err, sizeof(conf_err)) < 0) {
+		log_error("%s", conf_err);
+		config_free(&conf);
+		return 1;
+	}
+	struct usb_camera_id cam_id = { 0 };
+	struct config_values values;
+	char pinned_port[sizeof(cam_id.port_path)] = "";
+	if (find_camera(&cfg.match, &cam_id)) {
+		struct config_camera who = { cam_id.vid, cam_id.pid, cam_id.serial, cam_id.port_path };
+		config_resolve(&conf, &who, &values);
+		/* open exactly the camera the config was resolved for */
+		snprintf(pinned_port, sizeof(pinned_port), "%s", cam_id.port_path);
+		cfg.match.port_path = pinned_port;
+	} else if (is_ignored) {
+		/* not plugged in (any more): what the identity says of it */
+		struct config_camera who = { cfg.match.vid, cfg.match.pid,
+					     cfg.match.serial ? cfg.match.serial : "",
+					     cfg.match.port_path ? cfg.match.port_path : "" };
+		config_resolve(&conf, &who, &values);
+	} else {
+		config_resolve(&conf, &(struct config_camera){ 0, 0, "", "" }, &values);
+	}
+	config_free(&conf);
+	if (is_ignored) {
+		/* for the udev rule: 0 = leave this camera to uvcvideo */
+		return values.ignore == 1 ? 0 : 1;
+	}
+	if (values.log_level >= 0 && !cli_log_level)
+		log_set_level((enum log_level)values.log_level);
+	if (values.ignore == 1) {
+		if (cam_id.port_path[0])
+			log_info("camera %04x:%04x at %s%s%s: the config says ignore: left to uvcvideo",
+				 cam_id.vid, cam_id.pid, cam_id.port_path, cam_id.serial[0] ? ", serial " : "",
+				 cam_id.serial);
+		else
+			log_info("the config says ignore (no camera found): nothing to do");
+		return 0;
+	}
+	if (values.name[0] && !name[0])
+		snprintf(name, sizeof(name), "%s", values.name);
+	if (values.convert >= 0)
+		cfg.convert = values.convert;
+	if (values.exclusive >= 0)
+		cfg.exclusive = values.exclusive;
+	if (values.linger >= 0)
+		cfg.linger = (unsigned)values.linger;
 
 	/* absolute: a detached daemon works from / */
 	char cwd[PATH_MAX], state[PATH_MAX];
@@ -324,6 +496,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cfg.settings.dir = state;
+
+	struct privdrop_user user;
+	if (user_name) {
+		char err[160];
+		if (privdrop_lookup(user_name, &user, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			return 1;
+		}
+		int e = privdrop_prepare_dir(&user, state);
+		if (e < 0) {
+			log_error("state directory %s: %s", state, strerror(-e));
+			return 1;
+		}
+	}
 
 	if (!name[0]) {
 		for (unsigned n = 10; n < 256 && !name[0]; n++) {
@@ -361,6 +547,7 @@ int main(int argc, char **argv)
 	struct loop *loop = NULL;
 	struct usb_ctx *usb = NULL;
 	struct device *dev = NULL;
+	struct daemon_state dstate = { NULL, NULL, NULL };
 	int status = 1;
 	struct sigwatch sig = { NULL, -1 };
 
@@ -379,8 +566,31 @@ int main(int argc, char **argv)
 		log_error("cannot use libusb: %s", strerror(-err));
 		goto out;
 	}
+	/* udev's monitor first: the node's "add" event must not be missed */
+	if (readiness_new(loop, name, &dstate.ready) < 0) {
+		log_error("cannot set up systemd notification");
+		goto out;
+	}
+	cfg.on_change = on_device_change;
+	cfg.change_data = &dstate;
 	if (device_new(loop, usb, &cfg, &dev) < 0)
 		goto out;
+	dstate.dev = dev;
+	err = status_server_new(loop, NULL, name, get_status, &dstate, &dstate.status);
+	if (err < 0)
+		log_warn("no status socket (uvcuse --status will not list /dev/%s): %s", name,
+			 strerror(-err));
+	/* Everything that needs root is open: /dev/cuse, the camera's usbfs
+	 * node, the sockets. */
+	if (user_name) {
+		char err[160];
+		if (privdrop_apply(&user, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			goto out;
+		}
+		log_info("running as %s (uid %u, gid %u), no capabilities", user.name,
+			 (unsigned)user.uid, (unsigned)user.gid);
+	}
 	/* The node appears once the kernel has answered CUSE_INIT, which the
 	 * loop handles: only then is start-up a success. */
 	char path[80];
@@ -397,7 +607,25 @@ int main(int argc, char **argv)
 		if (quit > 0)
 			goto out; /* a signal (status 0) or the session ended (1) */
 	}
+	/* Under systemd, ready means udev has applied its rules (group,
+	 * mode, links) too; a udev that never says so must not keep the
+	 * unit from starting. */
+	for (int waited = 0; !readiness_udev_done(dstate.ready); waited += 50) {
+		if (waited >= 10000) {
+			log_warn("udev did not announce /dev/%s within 10 s: ready anyway", name);
+			break;
+		}
+		int quit = loop_run_once(loop, 50, &status);
+		if (quit < 0) {
+			status = 1;
+			goto out;
+		}
+		if (quit > 0)
+			goto out;
+	}
 	log_info("ready: /dev/%s", name);
+	on_device_change(&dstate);
+	readiness_ready(dstate.ready);
 	report(&report_fd, 0);
 	status = loop_run(loop);
 	if (status < 0) {
@@ -406,7 +634,10 @@ int main(int argc, char **argv)
 	}
 out:
 	report(&report_fd, 1);
+	status_server_free(dstate.status);
+	dstate.dev = NULL; /* no STATUS= from a device going away */
 	device_free(dev);
+	readiness_free(dstate.ready);
 	usb_ctx_free(usb);
 	if (sig.fd >= 0)
 		close(sig.fd);

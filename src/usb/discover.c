@@ -302,7 +302,7 @@ int usb_enumerate(struct usb_ctx *ctx, usb_camera_cb cb, void *data)
 	return ret;
 }
 
-static bool id_matches(const struct usb_match *m, const struct usb_camera_id *id)
+bool usb_match_id(const struct usb_match *m, const struct usb_camera_id *id)
 {
 	if (m->by_id && (id->vid != m->vid || id->pid != m->pid))
 		return false;
@@ -455,7 +455,7 @@ int usb_camera_open(struct usb_ctx *ctx, const struct usb_match *match, struct u
 				libusb_close(h);
 			}
 		}
-		if (!id_matches(match, &id))
+		if (!usb_match_id(match, &id))
 			continue;
 		uint8_t ifs[8];
 		if (!video_functions(list[i], ifs, 8)) {

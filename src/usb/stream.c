@@ -304,6 +304,8 @@ int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_p
 	st->stats.alt = plan.alt;
 	st->stats.n_transfers = plan.n_transfers;
 	st->stats.transfer_size = plan.transfer_size;
+	st->stats.iso = plan.iso;
+	st->stats.packet_size = plan.packet_size;
 	st->active = true;
 
 	if (plan.iso) {

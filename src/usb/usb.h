@@ -39,6 +39,9 @@ struct usb_match {
 	const char *serial;     /* or NULL */
 };
 
+/* Whether the camera id is one m selects. */
+bool usb_match_id(const struct usb_match *m, const struct usb_camera_id *id);
+
 /* Parses "VID:PID" (hex). -EINVAL when malformed. */
 int usb_match_parse_id(const char *s, struct usb_match *m);
 
@@ -199,6 +202,8 @@ struct usb_stream_stats {
 	uint64_t transfers, packets, packet_errors, bytes;
 	unsigned alt;              /* the selected alternate setting */
 	unsigned n_transfers, transfer_size;
+	bool iso;
+	uint32_t packet_size;      /* iso: bytes per interval of alt */
 };
 void usb_stream_get_stats(const struct usb_camera *cam, struct usb_stream_stats *st);
 

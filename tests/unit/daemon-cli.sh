@@ -22,4 +22,25 @@ check "empty --state-dir" 2 "--state-dir wants a directory" "$uvcuse" --state-di
 check "--state-dir without DIR" 2 "Usage:" "$uvcuse" --state-dir
 check "--no-restore-controls takes no value" 2 "Usage:" "$uvcuse" --no-restore-controls=yes
 check "--reset-controls and a stray argument" 2 "unexpected argument 'x'" "$uvcuse" --reset-controls x
+# config files (src/config.c has its own unit test; here: what the daemon does)
+conf=$(mktemp -d)
+trap 'rm -rf "$conf"' EXIT
+printf '[uvcuse]\n\nconvert = maybe\n' >"$conf/bad.conf"
+check "bad config value: file:line, status 1" 1 "bad.conf:3: convert wants yes or no" \
+	"$uvcuse" --config "$conf/bad.conf" --config-dir "$conf/none"
+check "missing --config file" 1 "missing.conf: No such file" "$uvcuse" --config "$conf/missing.conf"
+mkdir "$conf/d"
+printf '[uvcuse]\nignore = no\n' >"$conf/main.conf"
+printf '[uvcuse]\nignore = yes\ncolour = red\n' >"$conf/d/50-all.conf"
+check "conf.d overrides, unknown key warned, ignore exits 0" 0 "50-all.conf:3: unknown key 'colour'" \
+	"$uvcuse" --config "$conf/main.conf" --config-dir "$conf/d"
+check "ignore: says why" 0 "the config says ignore" \
+	"$uvcuse" --config "$conf/main.conf" --config-dir "$conf/d"
+: >"$conf/empty.conf"
+check "--user without such a user" 1 "no user 'no-such-user-uvcuse'" \
+	"$uvcuse" --config "$conf/empty.conf" --user no-such-user-uvcuse
+# status sockets: none served here
+check "--status, no daemon" 0 "no camera served" env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --status
+check "--udev-properties, no daemon" 1 "no daemon answers for video10" \
+	env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --udev-properties /dev/video10
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }

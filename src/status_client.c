@@ -1,0 +1,82 @@
+/* The client side of the status sockets (see status_client.h). */
+#include "status_client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "status_msg.h"
+#include "status_server.h"
+
+/* Fetches node's message; -errno when there is no daemon on it. */
+static int fetch(const char *node, struct device_status *st)
+{
+	char path[108];
+	int err = status_socket_path(NULL, node, path, sizeof(path));
+	if (err < 0)
+		return err;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	memcpy(addr.sun_path, path, strlen(path) + 1);
+	/* a daemon stuck elsewhere must not hang the listing */
+	struct timeval tv = { .tv_sec = 2 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	char msg[STATUS_MSG_MAX];
+	ssize_t n = -1;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+		n = recv(fd, msg, sizeof(msg), 0);
+	err = n < 0 ? -errno : n == 0 ? -ECONNRESET : 0;
+	close(fd);
+	if (err < 0)
+		return err;
+	return status_msg_decode(msg, (size_t)n, st);
+}
+
+int status_client_list(void)
+{
+	unsigned found = 0, refused = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		char node[16], line[1024];
+		snprintf(node, sizeof(node), "video%u", i);
+		struct device_status st;
+		int err = fetch(node, &st);
+		if (err == -EACCES) {
+			refused++;
+			continue;
+		}
+		if (err < 0)
+			continue;
+		status_msg_line(&st, line, sizeof(line));
+		printf("%s\n", line);
+		found++;
+	}
+	if (refused)
+		fprintf(stderr, "uvcuse: %u camera%s not shown: their status socket is for group video\n",
+			refused, refused == 1 ? "" : "s");
+	if (!found && !refused)
+		printf("no camera served\n");
+	return refused && !found ? 1 : 0;
+}
+
+int status_client_udev(const char *node)
+{
+	if (!strncmp(node, "/dev/", 5))
+		node += 5;
+	struct device_status st;
+	int err = fetch(node, &st);
+	if (err < 0) {
+		fprintf(stderr, "uvcuse: no daemon answers for %s: %s\n", node, strerror(-err));
+		return 1;
+	}
+	char props[2048];
+	if (status_msg_udev_properties(&st, props, sizeof(props)) < 0)
+		return 1;
+	fputs(props, stdout);
+	return 0;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The daemon as a system service (tests/vm/run --systemd): a transient
+# Type=notify unit is active only once udev has seen the node; the daemon
+# runs as user uvcuse with no capabilities; STATUS= names camera and node;
+# `uvcuse --status` lists it for a user in group video (streaming figures
+# while a capture runs) and not for one outside it; --udev-properties gives
+# what udev itself says of the camera under uvcvideo; a config that says
+# ignore leaves the camera to uvcvideo.
+# Usage (in the guest): daemon-status.sh BUILD_DIR
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+SERIAL=ST-0001
+NAME=video10
+NODE=/dev/$NAME
+UNIT=uvcuse-status-test
+
+[ -d /run/systemd/system ] || fail "needs tests/vm/run --systemd"
+useradd --system --no-create-home --groups video uvcuse
+useradd --no-create-home --groups video viewer
+useradd --no-create-home outsider
+
+load_modules vhci-hcd uvcvideo cuse
+vcam_start "$SERIAL"
+KNODE=$(video_node "$SERIAL")
+udevadm settle
+udevadm info -q property "$KNODE" | grep -E '^ID_(SERIAL|SERIAL_SHORT|VENDOR_ID|MODEL_ID|PATH|PATH_TAG|USB_INTERFACE_NUM)=' |
+	sort >"$WORK/udev.kernel"
+echo "udev on uvcvideo's $KNODE:"
+cat "$WORK/udev.kernel"
+
+step "a config that says ignore: the camera stays with uvcvideo"
+printf '[camera serial=%s]\nignore = yes\n' "$SERIAL" >"$WORK/ignore.conf"
+out=$("$UVCUSE" --serial "$SERIAL" --config "$WORK/ignore.conf" --config-dir "$WORK/none" --foreground 2>&1) ||
+	fail "ignore: exit status $? ($out)"
+echo "$out"
+grep -q "the config says ignore" <<<"$out" || fail "ignore: no reason logged"
+[ -c "$KNODE" ] || fail "ignore: uvcvideo's $KNODE is gone"
+
+step "Type=notify unit: active once the node is ready, running as uvcuse"
+start=$(date +%s.%N)
+systemd-run --unit="$UNIT" -p Type=notify -p RuntimeDirectory=uvcuse -p StateDirectory=uvcuse \
+	-p TimeoutStartSec=30 "$UVCUSE" --serial "$SERIAL" --name "$NAME" --foreground --user uvcuse ||
+	{ journalctl -u "$UNIT" --no-pager | tail -n 20; fail "the unit did not start"; }
+echo "active after $(echo "$(date +%s.%N) - $start" | bc) s"
+[ "$(systemctl is-active "$UNIT")" = active ] || fail "unit not active"
+[ -c "$NODE" ] || fail "active but no $NODE"
+journalctl -u "$UNIT" --no-pager | grep -q "did not announce" && fail "READY=1 came from the timeout, not udev"
+pid=$(systemctl show -p MainPID --value "$UNIT")
+grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$pid/status"
+[ "$(awk '/^Uid:/ {print $3}' "/proc/$pid/status")" = "$(id -u uvcuse)" ] || fail "daemon not running as uvcuse"
+grep -q '^CapEff:[[:space:]]0000000000000000$' "/proc/$pid/status" || fail "capabilities left"
+status_text=$(systemctl show -p StatusText --value "$UNIT")
+echo "STATUS=$status_text"
+grep -q "serial $SERIAL) on /dev/$NAME: .*, idle, 0 clients" <<<"$status_text" || fail "STATUS= line"
+sock=/run/uvcuse/$NAME.status
+echo "status socket: $(stat -c '%A %U:%G' "$sock")"
+[ "$(stat -c '%a %G' "$sock")" = "660 video" ] || fail "status socket mode or group"
+
+step "uvcuse --status as a user in group video, and as one outside it"
+runuser -u viewer -- "$UVCUSE" --status | tee "$WORK/status.idle"
+grep -q "^/dev/$NAME: .*serial $SERIAL), .*, idle, frames 0, .*clients 0, iso 0 bytes/interval$" \
+	"$WORK/status.idle" || fail "idle status line"
+if runuser -u outsider -- "$UVCUSE" --status >"$WORK/status.outsider" 2>&1; then
+	fail "a user outside group video read the status"
+fi
+cat "$WORK/status.outsider"
+grep -q "for group video" "$WORK/status.outsider" || fail "outsider: no explanation"
+grep -q "$SERIAL" "$WORK/status.outsider" && fail "outsider saw the camera"
+
+step "while a capture streams"
+"$UVCUSE_RUN" v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
+	--stream-mmap --stream-count=150 --stream-to=/dev/null 2>"$WORK/capture.log" &
+cap=$!
+streaming=
+for ((i = 0; i < 100; i++)); do
+	sleep 0.2
+	runuser -u viewer -- "$UVCUSE" --status >"$WORK/status.stream"
+	if grep -q "streaming, frames [1-9]" "$WORK/status.stream"; then streaming=1; break; fi
+done
+cat "$WORK/status.stream"
+[ -n "$streaming" ] || fail "never seen streaming"
+grep -qE "YUYV 640x480 [0-9.]+ fps, streaming, frames [0-9]+, dropped [0-9]+, errors [0-9]+, clients 1, iso [1-9][0-9]* bytes/interval$" \
+	"$WORK/status.stream" || fail "streaming status line"
+status_text=$(systemctl show -p StatusText --value "$UNIT")
+echo "STATUS=$status_text"
+grep -q "YUYV 640x480 .*, streaming, 1 client$" <<<"$status_text" || fail "STATUS= while streaming"
+wait "$cap" || { cat "$WORK/capture.log"; fail "capture"; }
+status_text=$(systemctl show -p StatusText --value "$UNIT")
+echo "STATUS=$status_text (after the capture)"
+grep -q ", idle, 0 clients$" <<<"$status_text" || fail "STATUS= after the capture"
+
+step "--udev-properties: what udev says of the camera under uvcvideo"
+runuser -u viewer -- "$UVCUSE" --udev-properties "$NAME" | tee "$WORK/udev.uvcuse"
+sort "$WORK/udev.uvcuse" | diff -u "$WORK/udev.kernel" - || fail "properties differ from udev's"
+
+step "stop"
+systemctl stop "$UNIT"
+[ ! -e "$NODE" ] || fail "$NODE still there after stop"
+journalctl -u "$UNIT" --no-pager | tail -n 8
+echo "daemon-status: all $STEPS steps passed"
