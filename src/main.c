@@ -566,7 +566,7 @@ int main(int argc, char **argv)
 		log_error("cannot use libusb: %s", strerror(-err));
 		goto out;
 	}
-	/* udev's monitor first: the node's "add" event must not be missed */
+	/* watching udev first: the node's database entry must not be missed */
 	if (readiness_new(loop, name, &dstate.ready) < 0) {
 		log_error("cannot set up systemd notification");
 		goto out;
@@ -610,19 +610,15 @@ int main(int argc, char **argv)
 	/* Under systemd, ready means udev has applied its rules (group,
 	 * mode, links) too; a udev that never says so must not keep the
 	 * unit from starting. */
-	for (int waited = 0; !readiness_udev_done(dstate.ready); waited += 50) {
-		if (waited >= 10000) {
-			log_warn("udev did not announce /dev/%s within 10 s: ready anyway", name);
-			break;
-		}
-		int quit = loop_run_once(loop, 50, &status);
-		if (quit < 0) {
-			status = 1;
-			goto out;
-		}
-		if (quit > 0)
-			goto out;
+	int udev = readiness_wait_udev(dstate.ready, loop, st.st_rdev, 10000, &status);
+	if (udev == -EINTR)
+		goto out; /* a signal (status 0) or the session ended (1) */
+	if (udev < 0) {
+		status = 1;
+		goto out;
 	}
+	if (udev == 0)
+		log_warn("udev did not process /dev/%s within 10 s: ready anyway", name);
 	log_info("ready: /dev/%s", name);
 	on_device_change(&dstate);
 	readiness_ready(dstate.ready);

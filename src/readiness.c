@@ -1,109 +1,58 @@
-/* systemd readiness through libsystemd: sd_notify, and sd-device's monitor
- * of udev's netlink group. One well-kept library does both (libudev would
- * be a second one for the monitor, and a hand-written notify client a
- * third piece to maintain). sd-device's monitor runs on an sd_event,
- * whose epoll fd sits on our loop; it lives only until READY=1. */
+/* systemd readiness: sd_notify from libsystemd (the well-kept client of
+ * the protocol), and udev's processing of the node seen in udev's database
+ * folder (udev_wait.c). The service runs in a private network namespace,
+ * where udev's netlink broadcasts never arrive, so no monitor socket. */
 #include "readiness.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
-#include <systemd/sd-device.h>
-#include <systemd/sd-event.h>
 
 #include "log.h"
 #include "loop.h"
+#include "udev_wait.h"
 
 struct readiness {
-	struct loop *loop;
-	char node[64];
-	sd_event *event;
-	sd_device_monitor *monitor;
-	int event_fd;
-	bool udev_done, ready;
+	struct udev_wait *udev; /* NULL: no udev to wait for */
+	bool ready;
 	char status[512];
 };
 
-static int on_device(sd_device_monitor *m, sd_device *device, void *userdata)
-{
-	struct readiness *r = userdata;
-	(void)m;
-	const char *sysname = NULL;
-	sd_device_action_t action;
-	if (sd_device_get_sysname(device, &sysname) < 0 || strcmp(sysname, r->node) != 0)
-		return 0;
-	if (sd_device_get_action(device, &action) < 0 || action != SD_DEVICE_ADD)
-		return 0;
-	log_debug("udev has processed /dev/%s", r->node);
-	r->udev_done = true;
-	return 0;
-}
-
-static void on_event_fd(void *data, uint32_t events)
-{
-	struct readiness *r = data;
-	(void)events;
-	sd_event_run(r->event, 0);
-}
-
-static void stop_monitor(struct readiness *r)
-{
-	if (r->event_fd >= 0)
-		loop_remove(r->loop, r->event_fd);
-	r->event_fd = -1;
-	r->monitor = sd_device_monitor_unref(r->monitor);
-	r->event = sd_event_unref(r->event);
-}
-
 int readiness_new(struct loop *loop, const char *node, struct readiness **out)
 {
+	(void)loop;
+	(void)node;
 	*out = NULL;
 	if (!getenv("NOTIFY_SOCKET"))
 		return 0;
 	struct readiness *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->loop = loop;
-	r->event_fd = -1;
-	snprintf(r->node, sizeof(r->node), "%s", node);
-	int e = sd_event_new(&r->event);
-	if (e >= 0)
-		e = sd_device_monitor_new(&r->monitor);
-	if (e >= 0)
-		e = sd_device_monitor_filter_add_match_subsystem_devtype(r->monitor, "cuse", NULL);
-	if (e >= 0)
-		e = sd_device_monitor_attach_event(r->monitor, r->event);
-	if (e >= 0)
-		e = sd_device_monitor_start(r->monitor, on_device, r);
-	if (e >= 0) {
-		r->event_fd = sd_event_get_fd(r->event);
-		e = r->event_fd;
-	}
-	if (e >= 0)
-		e = loop_add(loop, r->event_fd, EPOLLIN, on_event_fd, r);
-	if (e < 0) {
-		r->event_fd = -1;
-		log_warn("cannot watch udev (%s): READY=1 as soon as the node exists", strerror(-e));
-		stop_monitor(r);
-		r->udev_done = true;
-	}
+	int e = udev_wait_new(NULL, &r->udev);
+	if (e < 0)
+		log_warn("cannot watch udev's database (%s): READY=1 as soon as the node exists",
+			 strerror(-e));
 	*out = r;
 	return 0;
 }
 
-bool readiness_udev_done(const struct readiness *r)
+int readiness_wait_udev(struct readiness *r, struct loop *loop, dev_t devnum, int timeout_ms,
+			int *status)
 {
-	return !r || r->udev_done;
+	if (!r || !r->udev)
+		return 1;
+	int ret = udev_wait_for(r->udev, loop, devnum, timeout_ms, status);
+	udev_wait_free(r->udev);
+	r->udev = NULL;
+	return ret;
 }
 
 void readiness_ready(struct readiness *r)
 {
 	if (!r || r->ready)
 		return;
-	stop_monitor(r);
 	r->ready = true;
 	sd_notify(0, "READY=1");
 }
@@ -120,6 +69,6 @@ void readiness_free(struct readiness *r)
 {
 	if (!r)
 		return;
-	stop_monitor(r);
+	udev_wait_free(r->udev);
 	free(r);
 }
