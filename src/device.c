@@ -58,6 +58,7 @@ struct device {
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
+	bool bufshare_warned; /* its permissions could not follow the node */
 	struct settings_store *settings; /* NULL: controls not remembered */
 	struct node node;
 	struct uvc_assembler assembler;
@@ -575,6 +576,20 @@ static void op_release(void *ctx, void *data)
 	wake_all(dev);
 }
 
+/* The buffer socket opens to whoever may open the node (udev may have
+ * changed its group or ACL since the last HELLO). */
+static void bufshare_sync_node(struct device *dev)
+{
+	char node[sizeof(dev->name) + 8];
+	snprintf(node, sizeof(node), "/dev/%s", dev->name);
+	int r = bufshare_follow_node(dev->bufshare, node);
+	if (r < 0 && !dev->bufshare_warned) {
+		dev->bufshare_warned = true;
+		log_warn("buffer socket: cannot give it the permissions of %s: %s", node,
+			 strerror(-r));
+	}
+}
+
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		     void *extra, size_t extra_len)
 {
@@ -584,6 +599,8 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		int r = dev->bufshare ? bufshare_hello(dev->bufshare, df, cuse_req_pid(req),
 						       cuse_req_uid(req), arg)
 				      : -ENOTTY;
+		if (r == 0)
+			bufshare_sync_node(dev);
 		cuse_reply_ioctl(req, r, arg);
 		return;
 	}
