@@ -59,6 +59,7 @@ struct device {
 	struct cuse_server *cuse;
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
 	bool bufshare_warned; /* its permissions could not follow the node */
+	int kmsg; /* /dev/kmsg for LOG_STATUS, or -1 */
 	struct settings_store *settings; /* NULL: controls not remembered */
 	struct node node;
 	struct uvc_assembler assembler;
@@ -349,7 +350,8 @@ static void status_start(struct device *dev)
 
 /* The block goes to our log and, when we may write it, to the kernel log,
  * where v4l2-ctl --log-status looks for it (after the last "START STATUS")
- * as for a kernel driver. /dev/kmsg ratelimits ten writes per open, and a
+ * as for a kernel driver. /dev/kmsg ratelimits ten writes per open (so it
+ * is opened once, at start: reopening would reset the limit), and a
  * reader gets at most 1 KiB of a record with each line's "<N>[time] "
  * prefix added: lines are packed into records that stay under that. */
 #define KMSG_PREFIX 24
@@ -366,8 +368,7 @@ static void status_kmsg_flush(struct status_log *sl)
 {
 	if (sl->kmsg >= 0 && sl->len && write(sl->kmsg, sl->rec, sl->len) < 0) {
 		log_debug("/dev/kmsg: %s", strerror(errno));
-		close(sl->kmsg);
-		sl->kmsg = -1;
+		sl->kmsg = -1; /* the rest of this block; the fd stays the device's */
 	}
 	sl->len = 0;
 	sl->shown = 0;
@@ -386,6 +387,10 @@ static void status_line(void *ctx, const char *fmt, ...)
 	log_info("%s: %s", sl->dev->name, line);
 	if (sl->kmsg < 0)
 		return;
+	/* app-given text (mapped control names) must not forge kernel lines */
+	char raw[sizeof(line)];
+	memcpy(raw, line, sizeof(raw));
+	log_escape(line, sizeof(line), raw);
 	/* every line ends in a newline: the kernel keeps a record without
 	 * one open (unreadable) until the next record comes */
 	char full[300];
@@ -415,7 +420,7 @@ static void op_log_status(void *opaque)
 	struct usb_stream_stats ss;
 	struct usb_status_stats st;
 
-	sl.kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	sl.kmsg = dev->kmsg;
 	usb_stream_get_stats(dev->cam, &ss);
 	usb_status_get_stats(dev->cam, &st);
 	status_line(&sl, "=================  START STATUS  =================");
@@ -435,8 +440,6 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
 	status_line(&sl, "==================  END STATUS  ==================");
 	status_kmsg_flush(&sl);
-	if (sl.kmsg >= 0)
-		close(sl.kmsg);
 }
 
 /* --- cuse ops: requests of the apps ------------------------------------ */
@@ -840,6 +843,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		free(dev);
 		return res;
 	}
+	/* Opened once, now, before any privilege drop (see status_log). */
+	dev->kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	if (dev->kmsg < 0)
+		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
 	/* Without the socket the node still serves read() and USERPTR. */
 	if (bufshare_new(loop, NULL, cfg->name, buf_lookup, dev, &dev->bufshare) < 0)
 		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
@@ -857,6 +864,8 @@ void device_free(struct device *dev)
 	usb_status_stop(dev->cam); /* its callbacks use dev */
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->bufshare);
+	if (dev->kmsg >= 0)
+		close(dev->kmsg);
 	settings_store_close(dev->settings); /* a change not yet saved is saved now */
 	while (dev->files) {
 		struct dev_file *df = dev->files;
