@@ -708,6 +708,21 @@ static void op_interrupt(void *ctx, void *data, struct cuse_req *req)
 	}
 }
 
+/* A USERPTR DQBUF answered with frame bytes that never reached the app:
+ * the buffer goes back, done, rather than being lost until STREAMOFF. */
+static void op_answer_lost(void *ctx, void *data, unsigned int cmd, const void *arg)
+{
+	struct device *dev = ctx;
+	(void)data;
+	if (cmd != VIDIOC_DQBUF)
+		return;
+	const struct v4l2_buffer *b = arg;
+	log_debug("DQBUF of buffer %u not delivered (interrupted): it stays done", b->index);
+	/* No wake-up from here (we may be inside a reply): a DQBUF parked
+	 * meanwhile gets it with the next frame, in order. */
+	node_dqbuf_lost(&dev->node, b);
+}
+
 static const struct cuse_server_ops cuse_ops = {
 	.open = op_open,
 	.release = op_release,
@@ -715,6 +730,7 @@ static const struct cuse_server_ops cuse_ops = {
 	.read = op_read,
 	.poll = op_poll,
 	.interrupt = op_interrupt,
+	.answer_lost = op_answer_lost,
 };
 
 /* --- set-up ------------------------------------------------------------ */
