@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,7 +32,6 @@ struct conn {
 	int fd;
 	pid_t pid;
 	uid_t uid;
-	uint64_t serial;
 };
 
 struct bufshare {
@@ -44,6 +44,7 @@ struct bufshare {
 	size_t n_tokens, cap_tokens;
 	uint64_t serial;
 	struct conn *conns[BUFSHARE_MAX_CONNS];
+	gid_t gid; /* the socket's group */
 	time_t refusal_second; /* refusal lines: at most a few a second */
 	unsigned refusals;
 };
@@ -273,45 +274,103 @@ static void on_conn(void *data, uint32_t events)
 	conn_close(c); /* one request per connection */
 }
 
+/* Whether a peer of this uid may hold a connection: only a user holding
+ * an unused token, i.e. one that has the node open and said HELLO. Anyone
+ * else could only be refused later, so it gets no slot at all. */
+static bool peer_uid_ok(const struct bufshare *bs, uid_t uid)
+{
+	for (size_t i = 0; i < bs->n_tokens; i++)
+		if (bs->tokens[i].uid == uid)
+			return true;
+	return false;
+}
+
+static int free_slot(const struct bufshare *bs)
+{
+	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++)
+		if (!bs->conns[i])
+			return i;
+	return -1;
+}
+
 static void on_listen(void *data, uint32_t events)
 {
 	struct bufshare *bs = data;
 	(void)events;
-	for (;;) {
+	/* Bounded per wake-up: a flood of connects cannot starve the loop's
+	 * other work (frames, CUSE requests); the rest waits for the next
+	 * wake-up (level-triggered). */
+	for (int n = 0; n < BUFSHARE_ACCEPTS_PER_WAKE; n++) {
 		int fd = accept4(bs->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				log_warn("buffer socket: accept: %s", strerror(errno));
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			if (errno != EAGAIN)
+				log_warn("buffer socket: accept: %s", strerror(errno));
 			return;
 		}
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+			close(fd);
+			continue;
+		}
+		if (!peer_uid_ok(bs, cred.uid)) {
+			if (refusal_log_ok(bs))
+				log_warn("buffer socket: refused pid %d uid %u: holds no token",
+					 (int)cred.pid, (unsigned)cred.uid);
+			close(fd);
+			continue;
+		}
+		/* Full: the new connection is refused; the waiting ones keep
+		 * their slots (evicting them would fail a legitimate mmap). */
+		int slot = free_slot(bs);
+		if (slot < 0) {
+			if (refusal_log_ok(bs))
+				log_warn("buffer socket: refused pid %d: %d connections waiting",
+					 (int)cred.pid, BUFSHARE_MAX_CONNS);
+			close(fd);
+			continue;
+		}
 		struct conn *c = calloc(1, sizeof(*c));
-		if (!c || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    loop_add(bs->loop, fd, EPOLLIN, on_conn, c) < 0) {
+		if (!c || loop_add(bs->loop, fd, EPOLLIN, on_conn, c) < 0) {
 			free(c);
 			close(fd);
 			continue;
 		}
-		*c = (struct conn){ .bs = bs, .fd = fd, .pid = cred.pid, .uid = cred.uid,
-				    .serial = ++bs->serial };
-		/* Bounded: a client that connects and never asks loses its slot
-		 * to newer ones rather than growing the daemon. */
-		size_t slot = 0;
-		for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++) {
-			if (!bs->conns[i]) {
-				slot = i;
-				break;
-			}
-			if (bs->conns[i]->serial < bs->conns[slot]->serial)
-				slot = i;
-		}
-		if (bs->conns[slot])
-			conn_close(bs->conns[slot]);
+		*c = (struct conn){ .bs = bs, .fd = fd, .pid = cred.pid, .uid = cred.uid };
 		bs->conns[slot] = c;
 	}
+}
+
+size_t bufshare_conns(const struct bufshare *bs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++)
+		n += bs->conns[i] != NULL;
+	return n;
+}
+
+int bufshare_follow_node(struct bufshare *bs, const char *node_path)
+{
+	struct stat st;
+	if (stat(node_path, &st) < 0)
+		return -errno;
+	/* Who may connect is who may open the node: its group and group
+	 * bits, and its ACL (udev's uaccess gives the seat's user one). */
+	if (st.st_gid != bs->gid) {
+		if (chown(bs->path, (uid_t)-1, st.st_gid) < 0)
+			return -errno;
+		bs->gid = st.st_gid;
+	}
+	mode_t mode = 0600 | (st.st_mode & 0060);
+	if (chmod(bs->path, mode) < 0)
+		return -errno;
+	char acl[1024];
+	ssize_t n = getxattr(node_path, "system.posix_acl_access", acl, sizeof(acl));
+	if (n > 0 && setxattr(bs->path, "system.posix_acl_access", acl, (size_t)n, 0) < 0)
+		return -errno;
+	return 0;
 }
 
 /* --- set-up ------------------------------------------------------------ */
@@ -361,6 +420,7 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 	bs->lookup = lookup;
 	bs->ctx = ctx;
 	bs->fd = -1;
+	bs->gid = getegid();
 	int err;
 	if ((size_t)snprintf(bs->path, sizeof(bs->path), "%s/%s.sock", dir, name) >=
 	    sizeof(bs->path)) {
@@ -378,9 +438,9 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 	memcpy(sa.sun_path, bs->path, sizeof(bs->path));
 	if (bs->fd < 0 || (unlink(bs->path) < 0 && errno != ENOENT) ||
 	    bind(bs->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    /* Anyone may connect: who may open the node is udev's call, and
-	     * the token + SO_PEERCRED decide who gets memory. */
-	    chmod(bs->path, 0666) < 0 || listen(bs->fd, 16) < 0 ||
+	    /* Ours alone until bufshare_follow_node() opens it to the node's
+	     * group; the token + SO_PEERCRED still decide who gets memory. */
+	    chmod(bs->path, 0600) < 0 || listen(bs->fd, 16) < 0 ||
 	    (loop && (err = loop_add(loop, bs->fd, EPOLLIN, on_listen, bs)) < 0)) {
 		err = err < 0 ? err : -errno;
 		log_error("buffer socket: %s: %s", bs->path, strerror(-err));

@@ -31,8 +31,11 @@ typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64
 
 /* Tokens a file may hold unused; the oldest is dropped beyond. */
 #define BUFSHARE_TOKENS_PER_FILE 8
-/* Connections waiting for their request; the oldest is dropped beyond. */
+/* Connections waiting for their request; a new one is refused beyond
+ * (never an older one dropped). */
 #define BUFSHARE_MAX_CONNS 32
+/* Connections accepted per wake-up of the loop. */
+#define BUFSHARE_ACCEPTS_PER_WAKE 8
 
 /* Listens on RUNTIME_DIR/NAME.sock. runtime_dir NULL: $RUNTIME_DIRECTORY
  * (systemd's RuntimeDirectory=), else /run/uvcuse for root and
@@ -53,6 +56,13 @@ int bufshare_fd(const struct bufshare *bs);
  * caller vanished, -ENOMEM). */
 int bufshare_hello(struct bufshare *bs, void *file, pid_t pid, uid_t uid,
 		   struct uvcuse_hello *out);
+/* Gives the socket the node's group, group permission bits and POSIX
+ * ACL (mode 0600 until then): those who may open node_path may connect.
+ * Cheap; called at each HELLO so that udev's later changes apply.
+ * At accept, only a peer whose uid holds an unused token is kept.
+ * Returns 0 or -errno (e.g. -EPERM: the daemon may not chown to that
+ * group). */
+int bufshare_follow_node(struct bufshare *bs, const char *node_path);
 /* file was released: its tokens die. */
 void bufshare_forget(struct bufshare *bs, void *file);
 
@@ -71,5 +81,7 @@ int bufshare_authorize(struct bufshare *bs, const struct uvcuse_buf_request *req
 pid_t bufshare_tgid(pid_t tid);
 /* Unused tokens held now (for tests). */
 size_t bufshare_tokens(const struct bufshare *bs);
+/* Connections waiting for their request now (for tests). */
+size_t bufshare_conns(const struct bufshare *bs);
 
 #endif

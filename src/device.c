@@ -58,6 +58,8 @@ struct device {
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
+	bool bufshare_warned; /* its permissions could not follow the node */
+	int kmsg; /* /dev/kmsg for LOG_STATUS, or -1 */
 	struct settings_store *settings; /* NULL: controls not remembered */
 	struct node node;
 	struct uvc_assembler assembler;
@@ -356,7 +358,8 @@ static void status_start(struct device *dev)
 
 /* The block goes to our log and, when we may write it, to the kernel log,
  * where v4l2-ctl --log-status looks for it (after the last "START STATUS")
- * as for a kernel driver. /dev/kmsg ratelimits ten writes per open, and a
+ * as for a kernel driver. /dev/kmsg ratelimits ten writes per open (so it
+ * is opened once, at start: reopening would reset the limit), and a
  * reader gets at most 1 KiB of a record with each line's "<N>[time] "
  * prefix added: lines are packed into records that stay under that. */
 #define KMSG_PREFIX 24
@@ -373,8 +376,7 @@ static void status_kmsg_flush(struct status_log *sl)
 {
 	if (sl->kmsg >= 0 && sl->len && write(sl->kmsg, sl->rec, sl->len) < 0) {
 		log_debug("/dev/kmsg: %s", strerror(errno));
-		close(sl->kmsg);
-		sl->kmsg = -1;
+		sl->kmsg = -1; /* the rest of this block; the fd stays the device's */
 	}
 	sl->len = 0;
 	sl->shown = 0;
@@ -393,6 +395,10 @@ static void status_line(void *ctx, const char *fmt, ...)
 	log_info("%s: %s", sl->dev->name, line);
 	if (sl->kmsg < 0)
 		return;
+	/* app-given text (mapped control names) must not forge kernel lines */
+	char raw[sizeof(line)];
+	memcpy(raw, line, sizeof(raw));
+	log_escape(line, sizeof(line), raw);
 	/* every line ends in a newline: the kernel keeps a record without
 	 * one open (unreadable) until the next record comes */
 	char full[300];
@@ -422,7 +428,7 @@ static void op_log_status(void *opaque)
 	struct usb_stream_stats ss;
 	struct usb_status_stats st;
 
-	sl.kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	sl.kmsg = dev->kmsg;
 	usb_stream_get_stats(dev->cam, &ss);
 	usb_status_get_stats(dev->cam, &st);
 	status_line(&sl, "=================  START STATUS  =================");
@@ -442,8 +448,6 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
 	status_line(&sl, "==================  END STATUS  ==================");
 	status_kmsg_flush(&sl);
-	if (sl.kmsg >= 0)
-		close(sl.kmsg);
 }
 
 /* --- cuse ops: requests of the apps ------------------------------------ */
@@ -585,6 +589,20 @@ static void op_release(void *ctx, void *data)
 	changed(dev);
 }
 
+/* The buffer socket opens to whoever may open the node (udev may have
+ * changed its group or ACL since the last HELLO). */
+static void bufshare_sync_node(struct device *dev)
+{
+	char node[sizeof(dev->name) + 8];
+	snprintf(node, sizeof(node), "/dev/%s", dev->name);
+	int r = bufshare_follow_node(dev->bufshare, node);
+	if (r < 0 && !dev->bufshare_warned) {
+		dev->bufshare_warned = true;
+		log_warn("buffer socket: cannot give it the permissions of %s: %s", node,
+			 strerror(-r));
+	}
+}
+
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		     void *extra, size_t extra_len)
 {
@@ -594,6 +612,8 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		int r = dev->bufshare ? bufshare_hello(dev->bufshare, df, cuse_req_pid(req),
 						       cuse_req_uid(req), arg)
 				      : -ENOTTY;
+		if (r == 0)
+			bufshare_sync_node(dev);
 		cuse_reply_ioctl(req, r, arg);
 		return;
 	}
@@ -701,6 +721,21 @@ static void op_interrupt(void *ctx, void *data, struct cuse_req *req)
 	}
 }
 
+/* A USERPTR DQBUF answered with frame bytes that never reached the app:
+ * the buffer goes back, done, rather than being lost until STREAMOFF. */
+static void op_answer_lost(void *ctx, void *data, unsigned int cmd, const void *arg)
+{
+	struct device *dev = ctx;
+	(void)data;
+	if (cmd != VIDIOC_DQBUF)
+		return;
+	const struct v4l2_buffer *b = arg;
+	log_debug("DQBUF of buffer %u not delivered (interrupted): it stays done", b->index);
+	/* No wake-up from here (we may be inside a reply): a DQBUF parked
+	 * meanwhile gets it with the next frame, in order. */
+	node_dqbuf_lost(&dev->node, b);
+}
+
 static const struct cuse_server_ops cuse_ops = {
 	.open = op_open,
 	.release = op_release,
@@ -708,6 +743,7 @@ static const struct cuse_server_ops cuse_ops = {
 	.read = op_read,
 	.poll = op_poll,
 	.interrupt = op_interrupt,
+	.answer_lost = op_answer_lost,
 };
 
 /* --- set-up ------------------------------------------------------------ */
@@ -838,6 +874,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		free(dev);
 		return res;
 	}
+	/* Opened once, now, before any privilege drop (see status_log). */
+	dev->kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	if (dev->kmsg < 0)
+		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
 	/* Without the socket the node still serves read() and USERPTR. */
 	if (bufshare_new(loop, NULL, cfg->name, buf_lookup, dev, &dev->bufshare) < 0)
 		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
@@ -855,6 +895,8 @@ void device_free(struct device *dev)
 	usb_status_stop(dev->cam); /* its callbacks use dev */
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->bufshare);
+	if (dev->kmsg >= 0)
+		close(dev->kmsg);
 	settings_store_close(dev->settings); /* a change not yet saved is saved now */
 	while (dev->files) {
 		struct dev_file *df = dev->files;

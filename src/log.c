@@ -35,6 +35,36 @@ enum log_level log_get_level(void)
 	return current;
 }
 
+size_t log_escape(char *dst, size_t cap, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	if (!cap)
+		return 0;
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+		char esc[4];
+		size_t len = 1;
+		esc[0] = (char)c;
+		if (c < 0x20 || c == 0x7f) {
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[c >> 4];
+			esc[3] = hex[c & 15];
+			len = 4;
+		} else if (c == '\\') {
+			esc[1] = '\\';
+			len = 2;
+		}
+		if (n + len >= cap)
+			break; /* never half an escape */
+		memcpy(dst + n, esc, len);
+		n += len;
+	}
+	dst[n] = 0;
+	return n;
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	/* syslog priorities: err 3, warning 4, info 6, debug 7 */
@@ -42,11 +72,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	static const char *const tags[] = { "error: ", "warning: ", "", "debug: " };
 	if (level > current)
 		return;
-	char line[1024];
+	char raw[1024], line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* At the sink, so that no caller can forget: one call, one line. */
+	log_escape(line, sizeof(line), raw);
 	if (to_syslog)
 		syslog(syslog_prio[level], "%s", line);
 	else if (getenv("JOURNAL_STREAM"))

@@ -4,6 +4,8 @@
 #ifndef UVCUSE_LOG_H
 #define UVCUSE_LOG_H
 
+#include <stddef.h>
+
 enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 /* "error", "warning", "info", "debug" (or 0-3); -1 when unknown. */
@@ -13,6 +15,13 @@ enum log_level log_get_level(void);
 
 /* From now on lines go to syslog (a detached daemon has no stderr). */
 void log_use_syslog(void);
+
+/* Copies src into dst (cap bytes, always terminated) with every byte a
+ * log reader could misread escaped: control characters (newline above
+ * all: it would forge a line), DEL as \xNN, and '\' as "\\". Text from
+ * apps (mapped control names...) may hold anything. Returns the length
+ * written. */
+size_t log_escape(char *dst, size_t cap, const char *src);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

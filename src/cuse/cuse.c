@@ -37,6 +37,7 @@
 struct pending_answer {
 	unsigned int cmd;
 	unsigned long user_arg;
+	pid_t tid; /* the caller's thread: its next request is the retry */
 	int result;
 	size_t in_len, len;
 	struct pending_answer *next;
@@ -207,6 +208,41 @@ void cuse_reply_ioctl(struct cuse_req *req, int result, const void *arg)
 	req_done(req);
 }
 
+/* a will never be sent: its owner hears of it, then it is freed. */
+static void answer_lose(struct cuse_file *f, struct pending_answer *a)
+{
+	if (!a)
+		return;
+	const struct cuse_server *s = f->server;
+	if (s->ops->answer_lost)
+		s->ops->answer_lost(s->ctx, f->data, a->cmd, a->buf);
+	free(a);
+}
+
+/* Thread tid sent a request that is not the retry of its kept answers:
+ * the kernel gave those up (the retry comes at once, from the same
+ * thread, within the same ioctl call). */
+static void answers_lost_by(struct cuse_file *f, pid_t tid)
+{
+	struct pending_answer *lost = NULL;
+	for (struct pending_answer **p = &f->answers; *p;) {
+		struct pending_answer *a = *p;
+		if (a->tid == tid) {
+			*p = a->next;
+			a->next = lost;
+			lost = a;
+		} else {
+			p = &a->next;
+		}
+	}
+	/* unlinked first: the owner's callback may reply to other requests */
+	while (lost) {
+		struct pending_answer *next = lost->next;
+		answer_lose(f, lost);
+		lost = next;
+	}
+}
+
 static void answers_free(struct cuse_file *f)
 {
 	while (f->answers) {
@@ -234,7 +270,7 @@ static struct pending_answer *answer_take(struct cuse_file *f, unsigned int cmd,
  * oldest beyond MAX_PENDING_ANSWERS (their callers went away). */
 static void answer_keep(struct cuse_file *f, struct pending_answer *a)
 {
-	free(answer_take(f, a->cmd, a->user_arg));
+	answer_lose(f, answer_take(f, a->cmd, a->user_arg));
 	a->next = f->answers;
 	f->answers = a;
 	unsigned n = 0;
@@ -244,7 +280,7 @@ static void answer_keep(struct cuse_file *f, struct pending_answer *a)
 			*p = NULL;
 			while (old) {
 				struct pending_answer *next = old->next;
-				free(old);
+				answer_lose(f, old);
 				old = next;
 			}
 			break;
@@ -284,7 +320,8 @@ void cuse_reply_ioctl_data(struct cuse_req *req, int result, const void *arg,
 		cuse_reply_error(req, ENOMEM);
 		return;
 	}
-	*a = (struct pending_answer){ .cmd = d->cmd, .user_arg = req->user_arg, .result = result,
+	*a = (struct pending_answer){ .cmd = d->cmd, .user_arg = req->user_arg,
+				      .tid = fuse_req_ctx(req->req)->pid, .result = result,
 				      .in_len = d->size, .len = arg_len + len };
 	if (arg && arg != req->block)
 		memmove(req->block, arg, d->size);
@@ -300,7 +337,7 @@ void cuse_reply_ioctl_data(struct cuse_req *req, int result, const void *arg,
 	if (fuse_reply_ioctl_retry(req->req, &in, 1, out, n) == 0)
 		answer_keep(f, a);
 	else
-		free(a); /* the caller is gone */
+		answer_lose(f, a); /* the caller is gone */
 	req_done(req);
 }
 
@@ -404,6 +441,7 @@ static void ll_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_inf
 	struct cuse_server *s = fuse_req_userdata(req);
 	struct cuse_file *f = file_of(fi);
 	f->flags = fi->flags;
+	answers_lost_by(f, fuse_req_ctx(req)->pid);
 	struct cuse_req *r = req_new(f, req, REQ_READ, 0);
 	if (!r) {
 		fuse_reply_err(req, ENOMEM);
@@ -462,6 +500,7 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 		}
 		if (a)
 			answer_keep(f, a);
+		answers_lost_by(f, fuse_req_ctx(req)->pid);
 	}
 
 	struct cuse_plan plan;

@@ -45,6 +45,11 @@ struct cuse_server_ops {
 	unsigned (*poll)(void *ctx, void *data, unsigned requested);
 	/* A parked request was interrupted: answer it now. */
 	void (*interrupt)(void *ctx, void *data, struct cuse_req *req);
+	/* An answer kept by cuse_reply_ioctl_data() will never be sent: the
+	 * kernel did not come back for it (the caller's thread moved on to
+	 * another request: a signal ended its ioctl), or it was crowded out.
+	 * arg is the answer's argument as it was replied. Optional. */
+	void (*answer_lost)(void *ctx, void *data, unsigned int cmd, const void *arg);
 };
 
 struct cuse_server_config {

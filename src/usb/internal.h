@@ -104,6 +104,12 @@ void usb_ctx_wake(struct usb_ctx *ctx);
 void usb_ctx_add_camera(struct usb_ctx *ctx, struct usb_camera *cam);
 void usb_ctx_remove_camera(struct usb_ctx *ctx, struct usb_camera *cam);
 
+/* orphan.c: t, still in flight after its stop gave up waiting, no longer
+ * refers to its camera (which may be freed): its late callback frees it,
+ * and its buffer when heap_buffer (device memory stays mapped: a
+ * deliberate leak, logged by the caller). */
+void usb_transfer_orphan(struct libusb_transfer *t, bool heap_buffer);
+
 /* stream.c: the deferred work of one camera (finish a stop asked from a
  * callback, report an error), run from the loop outside libusb's events. */
 void usb_stream_deferred(struct usb_camera *cam);

@@ -165,9 +165,11 @@ void usb_status_stop(struct usb_camera *cam)
 		}
 	}
 	if (st->busy) {
-		/* freeing it would let libusb write into freed memory */
-		log_error("%s: the status transfer did not come back; keeping it",
+		/* freeing it would let libusb write into freed memory, and its
+		 * callback would read the camera after usb_camera_close */
+		log_error("%s: the status transfer did not come back; orphaned",
 			  cam->id.port_path);
+		usb_transfer_orphan(st->xfer, true);
 	} else {
 		free(st->xfer->buffer);
 		libusb_free_transfer(st->xfer);

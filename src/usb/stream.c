@@ -189,15 +189,22 @@ static void stream_finish(struct usb_camera *cam)
 		}
 	}
 	if (st->in_flight) {
-		/* Freeing them would let libusb write into freed memory. */
-		log_error("%s: %u transfers did not come back; keeping them", cam->id.port_path,
+		/* Freeing them would let libusb write into freed memory, and
+		 * their callbacks would read the camera after usb_camera_close:
+		 * they are orphaned (they free themselves if they ever come back). */
+		log_error("%s: %u transfers did not come back; orphaned", cam->id.port_path,
 			st->in_flight);
+		for (unsigned i = 0; i < st->n_xfer; i++) {
+			if (st->busy[i]) {
+				usb_transfer_orphan(st->xfer[i], !st->devmem[i]);
+				st->xfer[i] = NULL;
+				st->busy[i] = false;
+			}
+		}
 		st->leaked = true;
-		st->n_xfer = 0;
 		st->in_flight = 0;
-	} else {
-		free_transfers(cam);
 	}
+	free_transfers(cam); /* those that came back */
 	if (!cam->gone) {
 		int r = st->plan.iso
 				? libusb_set_interface_alt_setting(cam->handle, st->vs->interface, 0)

@@ -1048,6 +1048,14 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 	}
 }
 
+void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b)
+{
+	struct vq *q = &n->queue;
+	if (q->memory != V4L2_MEMORY_USERPTR || b->index >= q->n_buffers)
+		return;
+	vq_undo_dqbuf(q, &q->buffers[b->index]);
+}
+
 /* read(): vb2's emulation over the same queue. */
 int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk, bool nonblock,
 	      const uint8_t **data, size_t *len)

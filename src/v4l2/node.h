@@ -129,6 +129,13 @@ void node_release(struct node *n, struct node_file *f);
 int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
 	       size_t extra_len, bool nonblock, const void **data, size_t *data_len);
 
+/* The answer to a USERPTR DQBUF that carried frame bytes (data above)
+ * never reached the app (its ioctl was interrupted before the data round):
+ * the buffer b names goes back first in line, done, for the next DQBUF,
+ * instead of being lost until STREAMOFF. Does nothing when that buffer is
+ * no longer dequeued (STREAMOFF, REQBUFS since). */
+void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b);
+
 /* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,
  * data and len are what to answer (len may be 0: end of this read() call);
  * afterwards call node_read_done(len) with what was sent. -EAGAIN

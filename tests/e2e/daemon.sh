@@ -37,14 +37,18 @@ KNODE=$(video_node "$SERIAL")
 
 step "uvcvideo's enumeration and mmap rates on $PROFILE (the reference)"
 v4l2-ctl -d "$KNODE" --list-formats-ext >"$WORK/formats.kernel"
-declare -A KERNEL_FPS
+declare -A KERNEL_FPS KERNEL_DROPS
 for spec in "YUYV 640x480" "MJPG 1920x1080"; do
 	set -- $spec
+	camera_mark "$SERIAL"
 	v4l2-ctl -d "$KNODE" --set-fmt-video="width=${2%x*},height=${2#*x},pixelformat=$1" \
 		--set-parm=30 --stream-mmap --stream-count=120 --stream-to=/dev/null 2>"$WORK/kernel-$1.log" ||
 		fail "uvcvideo capture $spec"
 	KERNEL_FPS[$1]=$(v4l2ctl_fps "$WORK/kernel-$1.log")
-	echo "uvcvideo $spec mmap: ${KERNEL_FPS[$1]} fps"
+	# what this VM's host makes the camera skip under the reference driver
+	KERNEL_DROPS[$1]=$(camera_drops "$SERIAL")
+	[ -n "${KERNEL_DROPS[$1]}" ] || fail "no stream stop in the camera's log after uvcvideo's capture"
+	echo "uvcvideo $spec mmap: ${KERNEL_FPS[$1]} fps, the camera skipped ${KERNEL_DROPS[$1]} frames"
 done
 
 step "uvcvideo's controls on $PROFILE (the reference)"
@@ -110,11 +114,17 @@ for spec in "YUYV 640x480" "MJPG 1920x1080"; do
 		fail "read() capture $spec"
 	format=$1
 	[ "$format" = MJPG ] && format=MJPEG
-	# the driver loses none of the frames the camera sent; the camera may
-	# skip a few when the guest stalls (at most 3 of 120)
+	# The driver loses none of the frames the camera sent (framecheck's
+	# --max-missing below). The camera skips frames when the guest stalls:
+	# that depends on the host's load, so the bound comes from this run,
+	# what it skipped under uvcvideo plus the 5 % of 120 frames that the
+	# rate check allows against uvcvideo's rate (a driver too slow to take
+	# frames makes the camera skip more, and fails here and there).
 	drops=$(camera_drops "$SERIAL")
-	echo "the camera skipped ${drops:-?} frames"
-	[ -n "$drops" ] && [ "$drops" -le 3 ] || fail "the camera skipped ${drops:-?} frames (its host fell behind)"
+	max_drops=$((KERNEL_DROPS[$1] + 120 * 5 / 100))
+	echo "the camera skipped ${drops:-?} frames (under uvcvideo ${KERNEL_DROPS[$1]}, allowed $max_drops)"
+	[ -n "$drops" ] && [ "$drops" -le "$max_drops" ] ||
+		fail "the camera skipped ${drops:-?} frames, more than uvcvideo's ${KERNEL_DROPS[$1]} + 6 in this run"
 	framecheck "$WORK/read-$1" "$format" "$2" --min-frames 120 --max-missing "$drops" --times "$WORK/read-$1.times" |
 		grep -E '^(frames|frame rate|latency p50|latency p99|verdict)'
 	fps=$(awk '/^rate:/ { print $2 }' "$WORK/read-$1.log")

@@ -3,7 +3,9 @@
  * handing over a sealed memfd. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +151,7 @@ START_TEST(hello_fills_abi)
 	struct stat st;
 	ck_assert_int_eq(stat(h1.socket_path, &st), 0);
 	ck_assert(S_ISSOCK(st.st_mode));
-	ck_assert_uint_eq(st.st_mode & 0777, 0666);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600); /* ours until it follows the node */
 	ck_assert_uint_eq(bufshare_tokens(bs), 2);
 }
 END_TEST
@@ -260,7 +262,9 @@ START_TEST(socket_hands_over_memfd)
 	ck_assert_int_eq(ftruncate(fd, 4096), -1);
 	ck_assert_int_eq(errno, EPERM);
 	close(fd);
-	/* the token was used up */
+	/* the token was used up (another token admits the peer at accept) */
+	struct uvcuse_hello other;
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, getpid(), getuid(), &other), 0);
 	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EACCES);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_int_eq(lookups, 1);
@@ -282,7 +286,8 @@ START_TEST(socket_refusals)
 	r = request(&h, COOKIE, BUF_SIZE + 1);
 	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EINVAL);
 	ck_assert_int_eq(lookups, 3);
-	/* malformed */
+	/* malformed, from a peer that holds a token (else refused at accept) */
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
 	ck_assert_int_eq(client(&r, sizeof(r) - 4, &fd), -EPROTO);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_int_eq(lookups, 3);
@@ -321,8 +326,123 @@ START_TEST(socket_other_process)
 	}
 	ck_assert(WIFEXITED(st));
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	/* the token died (another token admits the peer at accept) */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, getpid(), getuid(), &h), 0);
 	ck_assert_int_eq(client(&r, sizeof(r), &fd), -EACCES);
 	ck_assert_int_eq(lookups, 0);
+}
+END_TEST
+
+static int connect_socket(void)
+{
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	ck_assert_int_ge(s, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	strcpy(sa.sun_path, bufshare_path(bs));
+	ck_assert_int_eq(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return s;
+}
+
+/* Whether the daemon closed s without a reply. */
+static bool closed_unanswered(int s)
+{
+	struct uvcuse_buf_reply rep;
+	/* closed with our request unread: ECONNRESET rather than EOF */
+	ssize_t n = recv(s, &rep, sizeof(rep), MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+/* Not world-writable: ours until it follows the node's group, mode and
+ * ACL. */
+START_TEST(socket_mode_follows_node)
+{
+	struct stat st;
+	ck_assert_int_eq(stat(bufshare_path(bs), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	char node[96];
+	snprintf(node, sizeof(node), "%s/node", dir);
+	int fd = open(node, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* root may give any group; a user only its own */
+	gid_t gid = geteuid() == 0 ? 4242 : getegid();
+	ck_assert_int_eq(chown(node, (uid_t)-1, gid), 0);
+	ck_assert_int_eq(chmod(node, 0664), 0);
+	ck_assert_int_eq(bufshare_follow_node(bs, node), 0);
+	ck_assert_int_eq(stat(bufshare_path(bs), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0660); /* never "other" */
+	ck_assert_uint_eq(st.st_gid, gid);
+	ck_assert_int_eq(chmod(node, 0600), 0);
+	ck_assert_int_eq(bufshare_follow_node(bs, node), 0);
+	ck_assert_int_eq(stat(bufshare_path(bs), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	unlink(node);
+	ck_assert_int_eq(bufshare_follow_node(bs, node), -ENOENT);
+}
+END_TEST
+
+/* A peer whose user holds no token (has not opened the node and said
+ * HELLO) gets no slot: closed at accept, no lookup. */
+START_TEST(socket_refuses_tokenless_peer)
+{
+	struct uvcuse_hello h = { 0 };
+	struct uvcuse_buf_request r = request(&h, COOKIE, BUF_SIZE);
+	int s = connect_socket();
+	ck_assert_int_eq(send(s, &r, sizeof(r), 0), (ssize_t)sizeof(r));
+	int st;
+	loop_run_once(loop, 100, &st);
+	ck_assert_uint_eq(bufshare_conns(bs), 0);
+	ck_assert(closed_unanswered(s));
+	ck_assert_int_eq(lookups, 0);
+	close(s);
+}
+END_TEST
+
+/* Accepts are bounded per wake-up; the rest come on the next ones. */
+START_TEST(socket_accepts_bounded)
+{
+	struct uvcuse_hello h;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	int s[BUFSHARE_ACCEPTS_PER_WAKE + 4];
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		s[i] = connect_socket();
+	int st;
+	loop_run_once(loop, 100, &st);
+	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_ACCEPTS_PER_WAKE);
+	loop_run_once(loop, 100, &st);
+	ck_assert_uint_eq(bufshare_conns(bs), sizeof(s) / sizeof(s[0]));
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		close(s[i]);
+}
+END_TEST
+
+/* Full: the newcomer is refused, and the oldest waiting connection is
+ * still served (it used to be evicted: a legitimate mmap failed). */
+START_TEST(socket_full_refuses_newcomer)
+{
+	struct uvcuse_hello h;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	int s[BUFSHARE_MAX_CONNS], st;
+	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++) {
+		s[i] = connect_socket();
+		loop_run_once(loop, 100, &st);
+	}
+	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_MAX_CONNS);
+	int extra = connect_socket();
+	loop_run_once(loop, 100, &st);
+	ck_assert(closed_unanswered(extra));
+	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_MAX_CONNS);
+	close(extra);
+	/* the first one still works */
+	struct uvcuse_buf_request r = request(&h, COOKIE, BUF_SIZE);
+	ck_assert_int_eq(send(s[0], &r, sizeof(r), 0), (ssize_t)sizeof(r));
+	loop_run_once(loop, 100, &st);
+	struct uvcuse_buf_reply rep = { 0 };
+	ck_assert_int_eq(recv(s[0], &rep, sizeof(rep), MSG_DONTWAIT), (ssize_t)sizeof(rep));
+	ck_assert_int_eq(rep.status, 0);
+	ck_assert_int_eq(lookups, 1);
+	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++)
+		close(s[i]);
 }
 END_TEST
 
@@ -377,6 +497,10 @@ int main(void)
 	tcase_add_test(tc, socket_hands_over_memfd);
 	tcase_add_test(tc, socket_refusals);
 	tcase_add_test(tc, socket_other_process);
+	tcase_add_test(tc, socket_mode_follows_node);
+	tcase_add_test(tc, socket_refuses_tokenless_peer);
+	tcase_add_test(tc, socket_accepts_bounded);
+	tcase_add_test(tc, socket_full_refuses_newcomer);
 	tcase_add_test(tc, directory_checks);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

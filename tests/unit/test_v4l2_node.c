@@ -527,6 +527,58 @@ START_TEST(userptr_too_large_is_kept)
 }
 END_TEST
 
+/* A small USERPTR frame leaves DQBUF with the reply's data round; when
+ * that round never comes (a signal ended the app's ioctl), the buffer goes
+ * back first in line, done, and the next DQBUF gets the same frame. */
+START_TEST(userptr_lost_answer_stays_done)
+{
+	struct node_file a;
+	node_open(&n, &a);
+	n.max_userptr_copy = 4096;
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_USERPTR };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_REQBUFS, &rb), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		struct v4l2_buffer q = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					 .memory = V4L2_MEMORY_USERPTR,
+					 .m.userptr = 0x10000 + i * 0x100000, .length = 640 * 480 * 2 };
+		ck_assert_int_eq(ioctl_(&a, VIDIOC_QBUF, &q), 0);
+	}
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
+	deliver_frame(0x66, 2000);
+	struct v4l2_buffer buf = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				   .memory = V4L2_MEMORY_USERPTR };
+	const void *data = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), 0);
+	ck_assert_uint_eq(len, 2000);
+	struct v4l2_buffer sent = buf;
+	ck_assert(!vq_has_done(&n.queue));
+	node_dqbuf_lost(&n, &sent); /* the data round never came */
+	ck_assert(vq_has_done(&n.queue));
+	memset(&buf, 0, sizeof(buf));
+	buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	buf.memory = V4L2_MEMORY_USERPTR;
+	data = NULL;
+	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), 0);
+	ck_assert_uint_eq(buf.index, sent.index);
+	ck_assert_uint_eq(buf.sequence, sent.sequence);
+	ck_assert_uint_eq(len, 2000);
+	ck_assert_uint_eq(((const uint8_t *)data)[1999], 0x66);
+	/* once delivered (or after STREAMOFF) a late notice changes nothing */
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_QBUF, &buf), 0);
+	node_dqbuf_lost(&n, &sent);
+	ck_assert(!vq_has_done(&n.queue));
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMOFF, &type), 0);
+	node_dqbuf_lost(&n, &sent);
+	ck_assert(!vq_has_done(&n.queue));
+	sent.index = 99;
+	node_dqbuf_lost(&n, &sent);
+	node_release(&n, &a);
+}
+END_TEST
+
 /* ---- controls: the vcam's control model behind the fake camera ---- */
 
 static struct vcam_controls *vc;
@@ -1249,6 +1301,7 @@ int main(void)
 	tcase_add_test(tc, streamoff_while_reading);
 	tcase_add_test(tc, streamon_failure_keeps_buffers);
 	tcase_add_test(tc, userptr_too_large_is_kept);
+	tcase_add_test(tc, userptr_lost_answer_stays_done);
 	suite_add_tcase(s, tc);
 	TCase *tcc = tcase_create("controls");
 	tcase_add_checked_fixture(tcc, setup_controls, teardown_controls);
