@@ -878,14 +878,18 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
 	if (dev->kmsg < 0)
 		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
-	/* Without the socket the node still serves read() and USERPTR. */
-	if (bufshare_new(loop, NULL, cfg->name, buf_lookup, dev, &dev->bufshare) < 0)
-		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
 	status_start(dev);
 	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,
 		 id->bus_info, cfg->name);
 	*out = dev;
 	return 0;
+}
+
+void device_share_buffers(struct device *dev, struct loop *loop, const char *name)
+{
+	/* Without the socket the node still serves read() and USERPTR. */
+	if (bufshare_new(loop, NULL, name, buf_lookup, dev, &dev->bufshare) < 0)
+		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
 }
 
 void device_free(struct device *dev)

@@ -35,6 +35,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	       struct device **out);
 void device_get_status(const struct device *dev, struct device_status *out);
 
+/* Opens the buffer socket (uvcuse-run's mmap) as /run/uvcuse/NAME.sock or
+ * under $RUNTIME_DIRECTORY: after any privilege drop, so that the daemon's
+ * user owns it and can give it the node's group. */
+void device_share_buffers(struct device *dev, struct loop *loop, const char *name);
 /* Removes the node, stops the stream, gives the camera back. */
 void device_free(struct device *dev);
 

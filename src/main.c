@@ -576,12 +576,8 @@ int main(int argc, char **argv)
 	if (device_new(loop, usb, &cfg, &dev) < 0)
 		goto out;
 	dstate.dev = dev;
-	err = status_server_new(loop, NULL, name, get_status, &dstate, &dstate.status);
-	if (err < 0)
-		log_warn("no status socket (uvcuse --status will not list /dev/%s): %s", name,
-			 strerror(-err));
 	/* Everything that needs root is open: /dev/cuse, the camera's usbfs
-	 * node, the sockets. */
+	 * node, /dev/kmsg. */
 	if (user_name) {
 		char err[160];
 		if (privdrop_apply(&user, err, sizeof(err)) < 0) {
@@ -591,6 +587,13 @@ int main(int argc, char **argv)
 		log_info("running as %s (uid %u, gid %u), no capabilities", user.name,
 			 (unsigned)user.uid, (unsigned)user.gid);
 	}
+	/* The sockets after the drop: the daemon's user owns them (and can
+	 * remove them at exit, and give them a group it is a member of). */
+	device_share_buffers(dev, loop, name);
+	err = status_server_new(loop, NULL, name, get_status, &dstate, &dstate.status);
+	if (err < 0)
+		log_warn("no status socket (uvcuse --status will not list /dev/%s): %s", name,
+			 strerror(-err));
 	/* The node appears once the kernel has answered CUSE_INIT, which the
 	 * loop handles: only then is start-up a success. */
 	char path[80];
