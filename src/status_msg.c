@@ -267,7 +267,8 @@ int status_msg_udev_properties(const struct device_status *st, char *out, size_t
 			return -ENOSPC;
 		used += (size_t)n;
 	}
-	n = snprintf(out + used, len - used, "ID_USB_INTERFACE_NUM=%02x\n", st->interface);
+	/* UVCUSE=1: the udev rule's mark that a daemon of ours serves this node */
+	n = snprintf(out + used, len - used, "ID_USB_INTERFACE_NUM=%02x\nUVCUSE=1\n", st->interface);
 	if (n < 0 || (size_t)n >= len - used)
 		return -ENOSPC;
 	return (int)(used + (size_t)n);

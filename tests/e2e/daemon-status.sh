@@ -91,7 +91,9 @@ grep -q ", idle, 0 clients$" <<<"$status_text" || fail "STATUS= after the captur
 
 step "--udev-properties: what udev says of the camera under uvcvideo"
 runuser -u viewer -- "$UVCUSE" --udev-properties "$NAME" | tee "$WORK/udev.uvcuse"
-sort "$WORK/udev.uvcuse" | diff -u "$WORK/udev.kernel" - || fail "properties differ from udev's"
+grep -qx "UVCUSE=1" "$WORK/udev.uvcuse" || fail "no UVCUSE=1 (the udev rule's mark of our nodes)"
+grep -v '^UVCUSE=' "$WORK/udev.uvcuse" | sort | diff -u "$WORK/udev.kernel" - ||
+	fail "properties differ from udev's"
 
 step "stop"
 systemctl stop "$UNIT"

@@ -73,7 +73,13 @@ systemctl status --no-pager "$UNIT" | tee "$WORK/status.txt" | head -n 12
 grep -q "Status: \".*$NODE" "$WORK/status.txt" || fail "systemctl status shows no STATUS line with $NODE"
 perms=$(stat -c '%A %U:%G' "$NODE")
 echo "$NODE: $perms"
-[ "$perms" = "crw-rw---- root:video" ] || fail "$NODE is $perms, want crw-rw---- root:video"
+if [ "$perms" != "crw-rw---- root:video" ]; then
+	udevadm info "$NODE" || true
+	"$UVCUSE_BIN" --udev-properties "$NODE" || true
+	ls -la /run/uvcuse || true
+	journalctl -b --no-pager -u systemd-udevd | tail -n 20
+	fail "$NODE is $perms, want crw-rw---- root:video"
+fi
 usb=$(grep -l "^$SERIAL\$" /sys/bus/usb/devices/*/serial | xargs dirname)
 id_serial=$(udevadm info -q property -p "$usb" | sed -n 's/^ID_SERIAL=//p')
 link=/dev/v4l/by-id/usb-$id_serial-video-index0

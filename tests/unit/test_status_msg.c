@@ -106,7 +106,7 @@ START_TEST(udev_properties)
 			      "ID_SERIAL_SHORT=VCAM0001\n"
 			      "ID_PATH=platform-vhci_hcd.0-usb-0:1:1.0\n"
 			      "ID_PATH_TAG=platform-vhci_hcd_0-usb-0_1_1_0\n"
-			      "ID_USB_INTERFACE_NUM=00\n");
+			      "ID_USB_INTERFACE_NUM=00\nUVCUSE=1\n");
 
 	/* PCI controller, hub ports, no strings: usb_id's hex fallbacks */
 	st = sample();
@@ -117,7 +117,7 @@ START_TEST(udev_properties)
 	ck_assert_str_eq(out, "ID_VENDOR_ID=1d6b\nID_MODEL_ID=0102\nID_SERIAL=1d6b_0102\n"
 			      "ID_PATH=pci-0000:00:14.0-usb-0:2.3:1.2\n"
 			      "ID_PATH_TAG=pci-0000_00_14_0-usb-0_2_3_1_2\n"
-			      "ID_USB_INTERFACE_NUM=02\n");
+			      "ID_USB_INTERFACE_NUM=02\nUVCUSE=1\n");
 
 	/* usb_id's cleaning: spaces collapse, unsafe characters become _ */
 	st = sample();
