@@ -14,6 +14,10 @@ struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
 	bool debug_cuse;
+	/* List the converted formats (RGB24, BGR24, YU12, YV12) after the
+	 * camera's: --convert. Off by default until frames are converted:
+	 * today only the enumeration answers for them. */
+	bool convert;
 	struct settings_store_config settings; /* remembered controls */
 };
 

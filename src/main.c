@@ -26,7 +26,7 @@
 #endif
 
 /* Long options without a short one. */
-enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET };
+enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONVERT, OPT_NO_CONVERT };
 
 static void usage(FILE *out)
 {
@@ -44,6 +44,11 @@ static void usage(FILE *out)
 		"Daemon:\n"
 		"  -f, --foreground         stay in the foreground (for systemd)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
+		"Format conversion (issue 11, in progress):\n"
+		"      --convert            also list RGB24, BGR24, YU12 and YV12 (enumeration\n"
+		"                           only: they cannot be set or streamed yet)\n"
+		"      --no-convert         list only the camera's own formats, as uvcvideo\n"
+		"                           (the default)\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
 		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
@@ -218,6 +223,8 @@ int main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-restore-controls", no_argument, NULL, OPT_NO_RESTORE },
 		{ "reset-controls", no_argument, NULL, OPT_RESET },
+		{ "convert", no_argument, NULL, OPT_CONVERT },
+		{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -279,6 +286,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_RESET:
 			cfg.settings.reset = true;
+			break;
+		case OPT_CONVERT:
+			cfg.convert = true;
+			break;
+		case OPT_NO_CONVERT:
+			cfg.convert = false;
 			break;
 		case 'h':
 			usage(stdout);

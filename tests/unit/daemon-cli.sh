@@ -19,4 +19,6 @@ check "empty --state-dir" 2 "--state-dir wants a directory" "$uvcuse" --state-di
 check "--state-dir without DIR" 2 "Usage:" "$uvcuse" --state-dir
 check "--no-restore-controls takes no value" 2 "Usage:" "$uvcuse" --no-restore-controls=yes
 check "--reset-controls and a stray argument" 2 "unexpected argument 'x'" "$uvcuse" --reset-controls x
+check "--help: conversion" 0 "--no-convert" "$uvcuse" --help
+check "--convert takes no value" 2 "Usage:" "$uvcuse" --convert=yes
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
