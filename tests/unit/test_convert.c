@@ -367,6 +367,16 @@ START_TEST(test_bad_jpeg)
 					       out, size),
 				 -EBADMSG);
 	}
+	/* The vcam's corrupt-JPEG fault. */
+	memcpy(bad, jpeg, len);
+	ck_assert_int_eq(vcam_frames_corrupt_jpeg(bad, len), 0);
+	ck_assert_int_eq(converter_run(c, V4L2_PIX_FMT_MJPEG, TW, TH, bad, len, V4L2_PIX_FMT_RGB24,
+				       out, size),
+			 -EBADMSG);
+	ck_assert_int_eq(converter_run(c, V4L2_PIX_FMT_MJPEG, TW, TH, bad, len,
+				       V4L2_PIX_FMT_YVU420, out, size),
+			 -EBADMSG);
+	ck_assert_int_eq(vcam_frames_corrupt_jpeg(bad, 100), -EINVAL);
 	/* A JPEG of another size than the format says. */
 	ck_assert_int_eq(converter_run(c, V4L2_PIX_FMT_MJPEG, 320, 240, jpeg, len,
 				       V4L2_PIX_FMT_RGB24, out, size),
