@@ -1,9 +1,11 @@
 /* uvcuse-convertbench OUTDIR FRAMES: src/convert/'s converter on the vcam's
- * frames, one thread, for the pairs of scripts/bench. Prints one line per
- * pair ("PAIR fps N") and leaves the source frames in OUTDIR/PAIR.SRC so
- * that scripts/bench can time ffmpeg on the same frames. */
+ * frames, on one thread and through the worker pool, for the pairs of
+ * scripts/bench. Prints one line per pair ("PAIR fps N pool M threads T")
+ * and leaves the source frames in OUTDIR/PAIR.src so that scripts/bench can
+ * time ffmpeg on the same frames. */
 #include <errno.h>
 #include <linux/videodev2.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 
 #include "convert/catalogue.h"
 #include "convert/converter.h"
+#include "convert/pool.h"
 #include "frames.h"
 
 struct pair {
@@ -40,6 +43,8 @@ static double now(void)
 static int run(const struct pair *p, const char *dir, unsigned frames)
 {
 	int ret = 1;
+	struct convert_pool *pool = NULL;
+	uint8_t *outs[8] = { NULL };
 	struct vcam_frames *vf = vcam_frames_new(p->pixel, p->width, p->height, 0);
 	struct converter *c = converter_new();
 	uint32_t bpl, size;
@@ -71,13 +76,51 @@ static int run(const struct pair *p, const char *dir, unsigned frames)
 			goto out;
 		}
 	}
-	printf("%s fps %.1f\n", p->name, frames / (now() - t0));
+	double one = frames / (now() - t0);
+
+	/* The pool, one thread per core, at most IN_FLIGHT frames outstanding
+	 * (each into its own buffer), collected in order as the loop would. */
+	enum { IN_FLIGHT = 8 };
+	pool = convert_pool_new(0);
+	for (unsigned i = 0; i < IN_FLIGHT; i++)
+		if (!(outs[i] = malloc(size)))
+			goto out;
+	if (!pool)
+		goto out;
+	t0 = now();
+	unsigned sent = 0, done = 0;
+	while (done < frames) {
+		while (sent < frames && sent - done < IN_FLIGHT) {
+			struct convert_job job = {
+				.src_fourcc = p->src, .dst_fourcc = p->dst, .width = p->width,
+				.height = p->height, .src = src[sent % PHASES],
+				.src_len = len[sent % PHASES], .dst = outs[sent % IN_FLIGHT],
+				.dst_cap = size,
+			};
+			if (convert_pool_submit(pool, &job))
+				goto out;
+			sent++;
+		}
+		struct pollfd pfd = { .fd = convert_pool_fd(pool), .events = POLLIN };
+		poll(&pfd, 1, 1000);
+		struct convert_job job;
+		while (convert_pool_collect(pool, &job)) {
+			if (job.result < 0)
+				goto out;
+			done++;
+		}
+	}
+	printf("%s fps %.1f pool %.1f threads %u\n", p->name, one, frames / (now() - t0),
+	       convert_pool_threads(pool));
 	ret = 0;
 out:
 	if (f)
 		fclose(f);
 	for (unsigned i = 0; i < PHASES; i++)
 		free(src[i]);
+	convert_pool_free(pool);
+	for (unsigned i = 0; i < 8; i++)
+		free(outs[i]);
 	free(out);
 	converter_free(c);
 	vcam_frames_free(vf);
