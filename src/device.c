@@ -852,6 +852,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	}
 	dev->node.ctrls = *ctrls;
 	free(ctrls);
+	dev->node.convert = cfg->convert;
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);

@@ -19,11 +19,15 @@ struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
 	bool debug_cuse;
+	/* List the converted formats (RGB24, BGR24, YU12, YV12) after the
+	 * camera's: --convert. Off by default until frames are converted:
+	 * today only the enumeration answers for them. */
+	bool convert;
 	struct settings_store_config settings; /* remembered controls */
 	/* From the config files, validated and kept for the work that will use
-	 * them: format conversion (src/convert), one app at a time (sharing),
-	 * seconds the camera stays claimed after the last close (linger). */
-	bool convert, exclusive;
+	 * them: one app at a time (sharing), seconds the node outlives an
+	 * unplugged camera (linger). */
+	bool exclusive;
 	unsigned linger;
 	device_change_cb on_change; /* may be NULL */
 	void *change_data;

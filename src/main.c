@@ -32,7 +32,7 @@
 
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
-       OPT_CAMERA, OPT_IS_IGNORED };
+       OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT };
 
 static void usage(FILE *out)
 {
@@ -61,6 +61,11 @@ static void usage(FILE *out)
 		"      --user NAME          once /dev/cuse and the camera are open, become\n"
 		"                           NAME (its groups, no capabilities left)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
+		"Format conversion (issue 11, in progress):\n"
+		"      --convert            also list RGB24, BGR24, YU12 and YV12 (enumeration\n"
+		"                           only: they cannot be set or streamed yet)\n"
+		"      --no-convert         list only the camera's own formats, as uvcvideo\n"
+		"                           (the default)\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
 		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
@@ -317,11 +322,14 @@ int main(int argc, char **argv)
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "status", no_argument, NULL, OPT_STATUS },
 		{ "udev-properties", required_argument, NULL, OPT_UDEV },
+		{ "convert", no_argument, NULL, OPT_CONVERT },
+		{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	struct device_config cfg = { .convert = true };
+	struct device_config cfg = { 0 };
+	int cli_convert = -1; /* --convert / --no-convert win over the files */
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
@@ -411,6 +419,12 @@ int main(int argc, char **argv)
 		case OPT_RESET:
 			cfg.settings.reset = true;
 			break;
+		case OPT_CONVERT:
+			cli_convert = 1;
+			break;
+		case OPT_NO_CONVERT:
+			cli_convert = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -480,7 +494,9 @@ int main(int argc, char **argv)
 	}
 	if (values.name[0] && !name[0])
 		snprintf(name, sizeof(name), "%s", values.name);
-	if (values.convert >= 0)
+	if (cli_convert >= 0)
+		cfg.convert = cli_convert;
+	else if (values.convert >= 0)
 		cfg.convert = values.convert;
 	if (values.exclusive >= 0)
 		cfg.exclusive = values.exclusive;

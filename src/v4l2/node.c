@@ -10,6 +10,8 @@
 #include <linux/usb/video.h>
 #include <linux/uvcvideo.h>
 
+#include "v4l2/conv_formats.h"
+
 /* V4L2 priorities as the core keeps them (v4l2-dev.c v4l2_prio_*): every
  * open file starts at DEFAULT; ioctls that change state need a priority at
  * least the highest one held. */
@@ -951,11 +953,13 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 			return err;
 		return *(unsigned *)arg == 0 ? 0 : -EINVAL;
 	case VIDIOC_ENUM_FMT:
-		return fmt_enum(n->stream, arg);
+		return n->convert ? cfmt_enum(n->stream, arg) : fmt_enum(n->stream, arg);
 	case VIDIOC_ENUM_FRAMESIZES:
-		return fmt_enum_framesizes(n->stream, arg);
+		return n->convert ? cfmt_enum_framesizes(n->stream, arg) :
+				    fmt_enum_framesizes(n->stream, arg);
 	case VIDIOC_ENUM_FRAMEINTERVALS:
-		return fmt_enum_frameintervals(n->stream, arg);
+		return n->convert ? cfmt_enum_frameintervals(n->stream, arg) :
+				    fmt_enum_frameintervals(n->stream, arg);
 	case VIDIOC_G_FMT:
 		return g_fmt(n, arg);
 	case VIDIOC_TRY_FMT: {

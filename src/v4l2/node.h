@@ -101,6 +101,9 @@ struct node {
 	 * flags; the device replaces them with the ones it built and read
 	 * GET_INFO for before the start-up probe (uvcvideo's order). */
 	struct ctrls ctrls;
+	/* ENUM_FMT/ENUM_FRAMESIZES/ENUM_FRAMEINTERVALS also list the converted
+	 * formats (v4l2/conv_formats); false: exactly uvcvideo's list. */
+	bool convert;
 };
 
 /* Sets up the node over stream 0 of camera; probe is what the camera

@@ -71,6 +71,24 @@ for profile in "${PROFILES[@]}"; do
 		compliance /dev/video10 --no-streaming
 	fi
 	uvcuse_stop video10
+
+	step "$profile: --no-convert is uvcvideo's list; --convert adds the converted formats after it"
+	uvcuse_start "$serial" video10 --no-convert
+	v4l2-ctl -d /dev/video10 --list-formats-ext >"$WORK/formats.noconvert"
+	diff -u "$WORK/formats.kernel" "$WORK/formats.noconvert" ||
+		fail "$profile: --no-convert list differs from uvcvideo's"
+	uvcuse_stop video10
+	uvcuse_start "$serial" video10 --convert
+	v4l2-ctl -d /dev/video10 --list-formats-ext >"$WORK/formats.convert"
+	head -n "$(wc -l <"$WORK/formats.kernel")" "$WORK/formats.convert" |
+		diff -u "$WORK/formats.kernel" - || fail "$profile: --convert does not start with uvcvideo's list"
+	for want in "'RGB3' (24-bit RGB 8-8-8)" "'BGR3' (24-bit BGR 8-8-8)" \
+		"'YU12' (Planar YUV 4:2:0)" "'YV12' (Planar YVU 4:2:0)"; do
+		[ "$(grep -cF "$want" "$WORK/formats.convert")" -eq 1 ] || fail "$profile: no $want with --convert"
+	done
+	! grep -q -i emulated "$WORK/formats.convert" || fail "$profile: an emulated flag"
+	tail -n +"$(($(wc -l <"$WORK/formats.kernel") + 1))" "$WORK/formats.convert"
+	uvcuse_stop video10
 	kill -TERM "${VCAM_PIDS[-1]}"
 	wait "${VCAM_PIDS[-1]}" || true
 	unset 'VCAM_PIDS[-1]'

@@ -28,5 +28,23 @@ echo "sequences $first..$last: $missing skipped, $expected carried ERR, ${droppe
 if [ "$missing" -lt "$expected" ] || [ "$missing" -gt $((expected + ${dropped:-0})) ]; then
 	fail "skipped frames are not the ERR frames"
 fi
+kill -TERM "${VCAM_PIDS[-1]}"
+wait "${VCAM_PIDS[-1]}" || true
+unset 'VCAM_PIDS[-1]'
+
+# The corrupt-JPEG fault: uvcvideo passes MJPEG through, so the damaged
+# frames reach the application, and the checker finds exactly those.
+vcam_start CORRUPT --profile default --corrupt-jpeg-every 5
+NODE=$(video_node CORRUPT)
+step "MJPEG capture with the scan of every 5th frame damaged"
+capture_mmap "$NODE" MJPG 640x480 20 "$WORK/corrupt.mjpeg"
+"$FRAMECHECK" "$WORK/corrupt.mjpeg" --format MJPEG --size 640x480 --verbose >"$WORK/corrupt.txt" || true
+grep -E '^frame|^frames' "$WORK/corrupt.txt" | head -n 30
+wrong=$(awk '/^frame [0-9]+: seq=[0-9]/ { split($3, a, "="); bad = a[2] % 5 == 4;
+	hit = index($0, "damaged (JPEG data corrupt)") > 0; if (bad != hit) print a[2] }' "$WORK/corrupt.txt")
+[ -z "$wrong" ] || fail "damaged frames are not the corrupted ones: $wrong"
+n=$(grep -c 'damaged (JPEG data corrupt)' "$WORK/corrupt.txt" || true)
+[ "$n" -ge 3 ] || fail "only $n corrupt frames seen in 20"
+echo "$n corrupt frames, each one the camera damaged"
 echo
 echo "vcam faults: $STEPS steps passed"

@@ -43,4 +43,6 @@ check "--user without such a user" 1 "no user 'no-such-user-uvcuse'" \
 check "--status, no daemon" 0 "no camera served" env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --status
 check "--udev-properties, no daemon" 1 "no daemon answers for video10" \
 	env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --udev-properties /dev/video10
+check "--help: conversion" 0 "--no-convert" "$uvcuse" --help
+check "--convert takes no value" 2 "Usage:" "$uvcuse" --convert=yes
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }

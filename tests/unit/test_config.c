@@ -234,7 +234,7 @@ START_TEST(shipped_example)
 	ck_assert_msg(w.count == 0, "%s", w.last);
 	struct config_values v;
 	config_resolve(&cfg, &cam_abc, &v);
-	ck_assert_int_eq(v.convert, 1);
+	ck_assert_int_eq(v.convert, 0); /* the example keeps conversion off, as the default */
 	ck_assert_int_eq(v.linger, 0);
 	config_free(&cfg);
 }

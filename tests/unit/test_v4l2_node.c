@@ -130,6 +130,38 @@ static int ioctl_(struct node_file *f, unsigned cmd, void *arg)
 	return node_ioctl(&n, f, cmd, arg, extra, extra_len, true, NULL, NULL);
 }
 
+/* --convert lists the converted formats after the camera's; without it
+ * (the default) the list is exactly uvcvideo's. */
+START_TEST(converted_formats_listed)
+{
+	struct node_file f;
+	node_open(&n, &f);
+	for (int on = 0; on < 2; on++) {
+		n.convert = on;
+		unsigned count = 0;
+		for (;; count++) {
+			struct v4l2_fmtdesc d = { .index = count, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+			if (ioctl_(&f, VIDIOC_ENUM_FMT, &d))
+				break;
+			ck_assert_uint_eq(d.flags & V4L2_FMT_FLAG_EMULATED, 0);
+			if (count == 2)
+				ck_assert_uint_eq(d.pixelformat, V4L2_PIX_FMT_RGB24);
+		}
+		ck_assert_uint_eq(count, on ? 6 : 2);
+		struct v4l2_frmsizeenum fs = { .index = 2, .pixel_format = V4L2_PIX_FMT_YUV420 };
+		ck_assert_int_eq(ioctl_(&f, VIDIOC_ENUM_FRAMESIZES, &fs), on ? 0 : -EINVAL);
+		if (on)
+			ck_assert_uint_eq(fs.discrete.width, 1920);
+		struct v4l2_frmivalenum fi = { .index = 2, .pixel_format = V4L2_PIX_FMT_BGR24,
+					       .width = 640, .height = 480 };
+		ck_assert_int_eq(ioctl_(&f, VIDIOC_ENUM_FRAMEINTERVALS, &fi), on ? 0 : -EINVAL);
+		if (on)
+			ck_assert_uint_eq(fi.discrete.denominator, 5);
+	}
+	node_release(&n, &f);
+}
+END_TEST
+
 START_TEST(querycap)
 {
 	struct node_file f;
@@ -1290,6 +1322,7 @@ int main(void)
 	TCase *tc = tcase_create("node");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, querycap);
+	tcase_add_test(tc, converted_formats_listed);
 	tcase_add_test(tc, priority);
 	tcase_add_test(tc, inputs);
 	tcase_add_test(tc, formats_negotiated_with_camera);

@@ -61,6 +61,8 @@ struct vcam_camera {
 	uint64_t next_tick_ns;
 
 	uint8_t *scratch;
+	uint8_t *corrupt; /* the damaged copy of the frame in flight */
+	size_t corrupt_len;
 	size_t scratch_size;
 
 	struct vcam_camera_stats stats;
@@ -228,8 +230,9 @@ static void stop_streaming(struct vcam_camera *cam, const char *why)
 	if (!cam->streaming)
 		return;
 	cam->streaming = false;
-	LOG("stream stopped (%s): %" PRIu64 " frames sent, %" PRIu64 " dropped\n", why,
-	    cam->stats.frames_sent, cam->stats.frames_dropped);
+	LOG("stream stopped (%s): %" PRIu64 " frames sent, %" PRIu64 " dropped, %" PRIu64
+	    " corrupted\n", why, cam->stats.frames_sent, cam->stats.frames_dropped,
+	    cam->stats.frames_corrupted);
 }
 
 static const struct uvc_probe *active_probe(const struct vcam_camera *cam)
@@ -272,7 +275,7 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 	cam->frames = NULL;
 	cam->interval_ns = (uint64_t)p->interval * 100;
 	cam->sequence_base = cam->sequence;
-	cam->stats.frames_sent = cam->stats.frames_dropped = 0;
+	cam->stats.frames_sent = cam->stats.frames_dropped = cam->stats.frames_corrupted = 0;
 	LOG("stream started: format %u frame %u (%ux%u) interval %u00 ns, payload %u bytes%s\n",
 	    p->format_index, p->frame_index, f->width, f->height, p->interval,
 	    p->max_payload_transfer_size, cam->cfg.unpaced ? ", unpaced" : "");
@@ -312,6 +315,23 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 	if (!frame)
 		return false;
 	bool error = cam->cfg.error_every && sequence % cam->cfg.error_every == cam->cfg.error_every - 1;
+	unsigned ce = cam->cfg.corrupt_jpeg_every;
+	if (ce && sequence % ce == ce - 1 &&
+	    vcam_probe_format(cam->profile, active_probe(cam))->pixel == VCAM_PIXEL_MJPEG) {
+		/* the payload reads the frame until it ends: keep the copy here */
+		if (cam->corrupt_len < len) {
+			uint8_t *c = realloc(cam->corrupt, len);
+			if (!c)
+				return false;
+			cam->corrupt = c;
+			cam->corrupt_len = len;
+		}
+		memcpy(cam->corrupt, frame, len);
+		if (vcam_frames_corrupt_jpeg(cam->corrupt, len) == 0) {
+			frame = cam->corrupt;
+			cam->stats.frames_corrupted++;
+		}
+	}
 	vcam_payload_start_frame(&cam->payload, frame, len, capture_ns, error);
 	cam->next_index = index + 1;
 	cam->sequence = sequence + 1;
@@ -763,6 +783,7 @@ void vcam_camera_free(struct vcam_camera *cam)
 	queue_clear(&cam->status_urbs);
 	vcam_controls_free(cam->controls);
 	free(cam->scratch);
+	free(cam->corrupt);
 	free(cam);
 }
 

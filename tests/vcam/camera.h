@@ -19,6 +19,7 @@ struct vcam_camera_config {
 	const char *serial;
 	bool unpaced;          /* frames as fast as the host takes them */
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
+	unsigned corrupt_jpeg_every; /* damage the scan of every Nth MJPEG frame (0: never) */
 	/* The frames of a format and size, owned by the caller, or NULL with
 	 * errno EAGAIN while they are still being drawn (then call
 	 * vcam_camera_run() again once they may be ready). */
@@ -60,6 +61,7 @@ void vcam_camera_unplugged(struct vcam_camera *cam);
 /* Counters for the log line at exit. */
 struct vcam_camera_stats {
 	uint64_t frames_sent, frames_dropped, urbs;
+	uint64_t frames_corrupted; /* by corrupt_jpeg_every */
 };
 void vcam_camera_stats(const struct vcam_camera *cam, struct vcam_camera_stats *out);
 

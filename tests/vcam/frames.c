@@ -888,3 +888,15 @@ void vcam_frames_free(struct vcam_frames *f)
 	free(f->au);
 	free(f);
 }
+
+int vcam_frames_corrupt_jpeg(uint8_t *jpeg, size_t len)
+{
+	if (len < 512 || jpeg[0] != 0xff || jpeg[1] != 0xd8)
+		return -EINVAL;
+	size_t at = len / 4 * 3;
+	for (size_t i = 0; i < 32; i += 2) {
+		jpeg[at + i] = 0xff;
+		jpeg[at + i + 1] = 0xd7;
+	}
+	return 0;
+}

@@ -63,4 +63,11 @@ bool vcam_frames_fast_band(const struct vcam_frames *f);
 
 void vcam_frames_free(struct vcam_frames *f);
 
+/* The corrupt-JPEG fault: writes RST7 markers (FF D7) over 32 bytes three
+ * quarters into a JPEG, inside its entropy-coded data, which carries no
+ * restart markers: a decoder warns (corrupt data) where it meets them. The
+ * length, the headers and the stamp's COM segment stay as they were.
+ * -EINVAL when the data is not a JPEG long enough to hold the damage. */
+int vcam_frames_corrupt_jpeg(uint8_t *jpeg, size_t len);
+
 #endif

@@ -213,6 +213,8 @@ static void usage(FILE *f)
 		"  -s, --serial S         USB serial number (default: VCAM0001); tells cameras apart\n"
 		"  -u, --unpaced          send frames as fast as the host takes them\n"
 		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
+		"      --corrupt-jpeg-every N  damage the entropy-coded data of every Nth\n"
+		"                         MJPEG frame (RST markers where none belong)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
 		"  -l, --list-profiles    list the profiles and exit\n"
 		"  -d, --describe         print the formats, sizes, rates and V4L2 controls a host\n"
@@ -333,6 +335,7 @@ int main(int argc, char **argv)
 		{ "serial", required_argument, NULL, 's' },
 		{ "unpaced", no_argument, NULL, 'u' },
 		{ "error-every", required_argument, NULL, 'e' },
+		{ "corrupt-jpeg-every", required_argument, NULL, 'C' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "list-profiles", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'd' },
@@ -365,6 +368,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			cfg.error_every = (unsigned)n;
+			break;
+		}
+		case 'C': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1000000) {
+				fprintf(stderr, "uvcuse-vcam: --corrupt-jpeg-every needs a number from 1\n");
+				return 2;
+			}
+			cfg.corrupt_jpeg_every = (unsigned)n;
 			break;
 		}
 		case 'H':
