@@ -111,6 +111,18 @@ grep -q brightness "$WORK/alice-ctrls.txt" || fail "alice's v4l2-ctl --list-ctrl
 err=$(as_bob v4l2-ctl -d "$NODE" --info 2>&1 || true)
 echo "bob: $err"
 grep -q "Permission denied" <<<"$err" || fail "bob opened $NODE: $err"
+# The buffer socket, once an app's HELLO opened it to the node's group: bob,
+# outside that group, cannot even connect, so he gets no buffer.
+ls -l /run/uvcuse/
+sock=/run/uvcuse/$(basename "$NODE").sock
+bobsock=$(as_bob python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1]); print("connected")
+except OSError as e:
+    print(e.strerror)' "$sock")
+echo "bob on $sock: $bobsock"
+[ "$bobsock" = "Permission denied" ] || fail "bob reached the buffer socket: $bobsock"
 
 step "/etc/ld.so.preload: plain ffmpeg as alice"
 "$RUN_BIN" --install-global
@@ -129,6 +141,59 @@ sleep 2
 as_alice "$UVCUSE_BIN" --status | tee "$WORK/status-alice.txt"
 grep -q "$NODE" "$WORK/status-alice.txt" || fail "--status does not list $NODE"
 wait "$bg" || fail "the background capture"
+
+step "a second camera (another serial): a second instance and node; both stream"
+SERIAL2=SVC-2
+UNIT2=$(unit_of "$SERIAL2")
+vcam_start "$SERIAL2" --profile default
+wait_active "$UNIT2" 10
+NODE_B=$(node_of "$UNIT2")
+[ -n "$NODE_B" ] && [ "$NODE_B" != "$NODE" ] || fail "second node '$NODE_B' (first $NODE)"
+echo "$UNIT2 serves $NODE_B"
+as_alice "$RUN_BIN" v4l2-ctl -d "$NODE" --stream-mmap --stream-count=150 --stream-to="$WORK/a.yuyv" \
+	>"$WORK/bg.log" 2>&1 &
+bg=$!
+sleep 2
+as_alice "$UVCUSE_BIN" --status | tee "$WORK/status-two.txt"
+grep -q "^$NODE: .*streaming, frames [1-9]" "$WORK/status-two.txt" || fail "--status: $NODE not streaming"
+grep -q "^$NODE_B: .*idle" "$WORK/status-two.txt" || fail "--status does not list $NODE_B"
+wait "$bg" || fail "the capture on $NODE"
+framecheck "$WORK/a.yuyv" YUYV 640x480 --min-frames 150 --max-missing 15
+as_alice "$RUN_BIN" v4l2-ctl -d "$NODE_B" --stream-mmap --stream-count=60 --stream-to="$WORK/b.yuyv" ||
+	fail "the capture on $NODE_B"
+framecheck "$WORK/b.yuyv" YUYV 640x480 --min-frames 60 --max-missing 6
+kill -USR1 "${VCAM_PIDS[1]}"
+
+step "a config that says ignore for a camera: no instance, uvcvideo keeps it"
+mkdir -p /etc/uvcuse
+printf '[camera serial=SVC-3]\nignore = yes\n' >/etc/uvcuse/uvcuse.conf
+UNIT3=$(unit_of SVC-3)
+vcam_start SVC-3 --profile default
+KNODE=$(video_node SVC-3 20)
+sleep 2 # time in which udev would have started the instance
+echo "uvcvideo serves SVC-3 as $KNODE; $UNIT3: $(systemctl is-active "$UNIT3" || true)"
+! systemctl is-active -q "$UNIT3" || fail "$UNIT3 started for an ignored camera"
+[ "$(systemctl show -p ActiveEnterTimestampMonotonic --value "$UNIT3")" = 0 ] ||
+	fail "$UNIT3 ran for an ignored camera"
+kill -USR1 "${VCAM_PIDS[2]}"
+
+step "a bad value in the config: the instance fails and the journal names file and line"
+printf '[uvcuse]\nlog-level = info\nlinger = forever\n' >/etc/uvcuse/conf.d-bad.conf
+mkdir -p /etc/uvcuse/conf.d
+mv /etc/uvcuse/conf.d-bad.conf /etc/uvcuse/conf.d/50-bad.conf
+SERIAL4=SVC-4
+UNIT4=$(unit_of "$SERIAL4")
+vcam_start "$SERIAL4" --profile default
+for ((i = 0; i < 100; i++)); do
+	[ "$(systemctl show -p Result --value "$UNIT4")" != success ] && break
+	sleep 0.1
+done
+systemctl reset-failed "$UNIT4" 2>/dev/null || true
+systemctl stop "$UNIT4" 2>/dev/null || true
+journalctl -b --no-pager -u "$UNIT4" | grep -m 3 "50-bad.conf" | tee "$WORK/bad.txt"
+grep -q "/etc/uvcuse/conf.d/50-bad.conf:3:" "$WORK/bad.txt" || fail "the journal does not name 50-bad.conf:3"
+kill -USR1 "${VCAM_PIDS[3]}"
+rm -r /etc/uvcuse
 
 step "kill -9: systemd restarts the daemon, the node and the controls come back"
 v4l2-ctl -d "$NODE" --set-ctrl brightness=40 || fail "set brightness"
