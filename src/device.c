@@ -432,6 +432,12 @@ static void op_log_status(void *opaque)
 	usb_stream_get_stats(dev->cam, &ss);
 	usb_status_get_stats(dev->cam, &st);
 	status_line(&sl, "=================  START STATUS  =================");
+	/* first what uvcuse --status shows, in the same words */
+	struct device_status summary;
+	char summary_line[512];
+	device_get_status(dev, &summary);
+	status_msg_line(&summary, summary_line, sizeof(summary_line));
+	status_line(&sl, "%s", summary_line);
 	status_line(&sl, "camera: %s%s%s, %04x:%04x, serial %s, %s", dev->node.id.card,
 		    id->manufacturer[0] ? " by " : "", id->manufacturer, id->vid, id->pid,
 		    id->serial[0] ? id->serial : "(none)", id->bus_info);

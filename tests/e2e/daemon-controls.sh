@@ -80,7 +80,9 @@ step "uvcuse: VIDIOC_LOG_STATUS"
 v4l2-ctl -d "$NODE" --log-status >"$WORK/log-status.out" 2>&1 || { cat "$WORK/log-status.out"; fail "v4l2-ctl --log-status"; }
 sed -n '/START STATUS/,/END STATUS/p' "$WORK/uvcuse.log" | tail -n 60 | tee "$WORK/status-block.txt"
 for want in "$NAME: camera: " "$NAME: format: YUYV" "$NAME: streaming: no" "Brightness: 0" \
-	"LED Mode: 1 (On)" "Test Pattern: 3" "$NAME: frames: " "END STATUS"; do
+	"LED Mode: 1 (On)" "Test Pattern: 3" "$NAME: frames: " "END STATUS" \
+	"$NAME: /dev/$NAME: uvcuse Virtual Camera (1209:0001" "idle, frames " \
+	"clients 1, iso 0 bytes/interval"; do
 	grep -qF -- "$want" "$WORK/status-block.txt" || fail "the status block lacks '$want'"
 done
 # v4l2-ctl prints the kernel log from the last START STATUS: ours

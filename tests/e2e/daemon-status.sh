@@ -38,13 +38,17 @@ grep -q "the config says ignore" <<<"$out" || fail "ignore: no reason logged"
 
 step "Type=notify unit: active once the node is ready, running as uvcuse"
 start=$(date +%s.%N)
-systemd-run --unit="$UNIT" -p Type=notify -p RuntimeDirectory=uvcuse -p StateDirectory=uvcuse \
+# As uvcuse@.service has it: the runtime directory belongs to the daemon's
+# user (systemd's RuntimeDirectory= with User=), which creates its sockets
+# there after the drop.
+install -d -o uvcuse -g uvcuse -m 0755 /run/uvcuse
+systemd-run --unit="$UNIT" -p Type=notify -p StateDirectory=uvcuse \
 	-p TimeoutStartSec=30 "$UVCUSE" --serial "$SERIAL" --name "$NAME" --foreground --user uvcuse ||
 	{ journalctl -u "$UNIT" --no-pager | tail -n 20; fail "the unit did not start"; }
 echo "active after $(echo "$(date +%s.%N) - $start" | bc) s"
 [ "$(systemctl is-active "$UNIT")" = active ] || fail "unit not active"
 [ -c "$NODE" ] || fail "active but no $NODE"
-journalctl -u "$UNIT" --no-pager | grep -q "did not announce" && fail "READY=1 came from the timeout, not udev"
+journalctl -u "$UNIT" --no-pager | grep -q "udev did not process" && fail "READY=1 came from the timeout, not udev"
 pid=$(systemctl show -p MainPID --value "$UNIT")
 grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$pid/status"
 [ "$(awk '/^Uid:/ {print $3}' "/proc/$pid/status")" = "$(id -u uvcuse)" ] || fail "daemon not running as uvcuse"

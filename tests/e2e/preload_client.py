@@ -12,6 +12,7 @@ attacker on the buffer socket.
                                      the file open until stdin closes
                                      (plain: no STREAMON, for a real node)
   preload_client.py steal PATH TOKEN presents TOKEN: prints the answer
+                                     (refused: at connect, at accept, or EACCES)
 Exit 0: as expected; 3: an errno (printed); 1: wrong content."""
 import array, ctypes, errno, fcntl, mmap, os, socket, struct, sys
 
@@ -134,9 +135,22 @@ def cmd_hello(node, n, how='own'):
 
 def cmd_steal(path, token):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.connect(path)
+    try:
+        s.connect(path)
+    except PermissionError:
+        # the socket follows the node's group and mode: a user who may not
+        # open the node may not connect either
+        print('refused at connect: EACCES, fds 0')
+        sys.exit(0)
     s.send(struct.pack('II16sQQ', MAGIC, ABI, bytes.fromhex(token), COOKIE, BUF_SIZE))
-    msg, fds, _, _ = socket.recv_fds(s, 64, 1)
+    try:
+        msg, fds, _, _ = socket.recv_fds(s, 64, 1)
+    except ConnectionResetError:
+        msg, fds = b'', []
+    if not msg and not fds:
+        # a peer whose uid holds no token is closed at accept
+        print('closed at accept, fds 0')
+        sys.exit(0)
     magic, status, size = struct.unpack('IiQ', msg)
     print('status', status, errno.errorcode.get(-status, ''), 'fds', len(fds))
     sys.exit(0 if status == -errno.EACCES and not fds else 1)
