@@ -17,6 +17,7 @@ static void values_init(struct config_values *v)
 {
 	v->name[0] = '\0';
 	v->ignore = v->log_level = v->convert = v->exclusive = v->linger = -1;
+	v->convert_threads = -1;
 }
 
 void config_init(struct config *cfg, config_warn_cb warn, void *warn_data)
@@ -79,6 +80,17 @@ static int fail(struct parse_state *st, const char *fmt, const char *a, const ch
 		st->failed = 1;
 	}
 	return 0;
+}
+
+/* A whole decimal number in [min, max] (min >= 0), or -1. */
+static int parse_int(const char *value, long min, long max)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(value, &end, 10);
+	if (!value[0] || *end || errno || n < min || n > max)
+		return -1;
+	return (int)n;
 }
 
 static int parse_bool(const char *s)
@@ -207,12 +219,11 @@ static int on_key(void *user, const char *section, const char *key, const char *
 			return fail(st, "%s wants yes or no, not '%s'", key, value);
 		*(key[0] == 'i' ? &v->ignore : key[0] == 'c' ? &v->convert : &v->exclusive) = b;
 	} else if (!strcmp(key, "linger")) {
-		char *end;
-		errno = 0;
-		long secs = strtol(value, &end, 10);
-		if (!value[0] || *end || errno || secs < 0 || secs > 86400)
+		if ((v->linger = parse_int(value, 0, 86400)) < 0)
 			return fail(st, "linger wants seconds from 0 to 86400, not '%s'", value, NULL);
-		v->linger = (int)secs;
+	} else if (!strcmp(key, "convert-threads")) {
+		if ((v->convert_threads = parse_int(value, 1, 64)) < 0)
+			return fail(st, "convert-threads wants 1 to 64, not '%s'", value, NULL);
 	} else {
 		warn(st, "unknown key '%s': ignored", key, NULL);
 	}
@@ -288,6 +299,8 @@ static void apply(struct config_values *out, const struct config_values *v)
 		out->exclusive = v->exclusive;
 	if (v->linger >= 0)
 		out->linger = v->linger;
+	if (v->convert_threads >= 0)
+		out->convert_threads = v->convert_threads;
 }
 
 static int matches(const struct config_match *m, const struct config_camera *cam)

@@ -13,7 +13,8 @@
  *   name = videoN       node name
  *   ignore = yes|no     leave the camera to uvcvideo
  *   log-level = error|warning|info|debug
- *   convert = on|off    format conversion (kept for src/convert)
+ *   convert = on|off    offer the converted formats (default on)
+ *   convert-threads = N threads that convert frames, 1..64 (default: cores)
  *   exclusive = on|off  one app at a time (kept for the sharing issue)
  *   linger = SECONDS    keep the camera after the last close (kept for the
  *                       unplug/linger issue), 0..86400
@@ -30,7 +31,7 @@
 /* -1 in a field: not set. */
 struct config_values {
 	char name[41];
-	int ignore, log_level, convert, exclusive, linger;
+	int ignore, log_level, convert, exclusive, linger, convert_threads;
 };
 
 /* Which cameras a [camera ...] section applies to; unset fields match all. */

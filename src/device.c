@@ -17,6 +17,7 @@
 #include "bufshare.h"
 #include "cuse/cuse.h"
 #include "log.h"
+#include "convert_stream.h"
 #include "loop.h"
 #include "settings_store.h"
 #include "uvc/payload.h"
@@ -64,6 +65,13 @@ struct device {
 	struct node node;
 	struct uvc_assembler assembler;
 	struct vq_buffer *given; /* the buffer the assembler writes to */
+	/* A converted format streams: the assembler writes into the native
+	 * buffers of conv, whose threads convert into the queue's buffers. */
+	struct convert_stream *conv; /* made at the first converted stream */
+	unsigned convert_threads;
+	bool converting;
+	uint8_t *given_native;   /* conv's buffer the assembler writes to */
+	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
 	struct dev_file *files;
 	unsigned n_files;
 	bool stream_failed;
@@ -115,7 +123,14 @@ static int mem_alloc(void *data, struct vq_buffer *b, size_t size)
 
 static void mem_release(void *data, struct vq_buffer *b)
 {
-	(void)data;
+	struct device *dev = data;
+	/* No worker may write into memory that goes away. The node stops the
+	 * stream (op_stream_off) before the queue frees buffers; this only
+	 * guards that order. */
+	if (dev->conv && convert_stream_busy(dev->conv)) {
+		log_warn("buffers freed while frames were being converted: conversion stopped");
+		convert_stream_stop(dev->conv);
+	}
 	if (b->mem)
 		munmap(b->mem, b->length);
 	close((int)(intptr_t)b->mem_priv);
@@ -156,6 +171,16 @@ static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, i
 
 static void give_buffer(struct device *dev)
 {
+	if (dev->converting) {
+		size_t cap;
+		uint8_t *native;
+		if (dev->given_native || !dev->node.queue.streaming ||
+		    !(native = convert_stream_native(dev->conv, &cap)))
+			return;
+		dev->given_native = native;
+		uvc_assembler_set_buffer(&dev->assembler, native, cap);
+		return;
+	}
 	if (dev->given || !dev->node.queue.streaming)
 		return;
 	struct vq_buffer *b = vq_next(&dev->node.queue);
@@ -184,9 +209,80 @@ static void wake_all(struct device *dev)
 	}
 }
 
+static struct timeval frame_time(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (struct timeval){ .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
+}
+
+/* A native frame of a converted stream is complete: the app's next queued
+ * buffer receives its conversion. Without one the frame is lost (its
+ * sequence number skipped), as a native frame that finds no buffer. */
+static void on_native_frame(struct device *dev, const struct uvc_frame_event *ev)
+{
+	uint8_t *native = dev->given_native;
+	if (!native || ev->buf != native)
+		return; /* cannot happen: the assembler only writes what we gave */
+	dev->given_native = NULL;
+	struct vq_buffer *b = NULL;
+	if (ev->flags & UVC_ASM_DROPPED)
+		dev->frames_dropped++;
+	else if (!(b = vq_next(&dev->node.queue)))
+		dev->frames_no_app_buffer++;
+	if (b) {
+		struct convert_frame_meta meta = {
+			.sequence = (uint32_t)ev->sequence,
+			.flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
+			.timestamp = frame_time(),
+		};
+		if (convert_stream_submit(dev->conv, native, ev->bytesused, b->mem, b->length, b,
+					  &meta)) {
+			dev->frames_dropped++;
+			vq_requeue(&dev->node.queue, b);
+			b = NULL;
+		}
+	}
+	if (!b)
+		convert_stream_unused(dev->conv, native);
+	give_buffer(dev);
+}
+
+/* A converted frame is back from the pool, in order. */
+static void on_converted(void *data, void *cookie, long result,
+			 const struct convert_frame_meta *meta)
+{
+	struct device *dev = data;
+	struct vq_buffer *b = cookie;
+	if (result == -ECANCELED) {
+		/* the stream stops: the buffer goes back unused (ignored when
+		 * the queue took it back already) */
+		vq_requeue(&dev->node.queue, b);
+		return;
+	}
+	if (result < 0) {
+		/* as an errored frame under uvcvideo's rules: dropped, its
+		 * sequence number skipped, the buffer reused */
+		dev->frames_undecodable++;
+		log_debug("frame %u does not convert: %s", meta->sequence, strerror((int)-result));
+		vq_requeue(&dev->node.queue, b);
+	} else {
+		dev->frames++;
+		dev->frames_converted++;
+		vq_done(&dev->node.queue, b, (uint32_t)result, meta->flags, (int64_t)meta->sequence,
+			&meta->timestamp);
+	}
+	give_buffer(dev);
+	wake_all(dev);
+}
+
 static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 {
 	struct device *dev = opaque;
+	if (dev->converting) {
+		on_native_frame(dev, ev);
+		return;
+	}
 	struct vq_buffer *b = dev->given;
 	if (!b || ev->buf != b->mem)
 		return; /* cannot happen: the assembler only writes what we gave */
@@ -195,9 +291,7 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 		dev->frames_dropped++;
 		vq_requeue(&dev->node.queue, b);
 	} else {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		struct timeval tv = { .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
+		struct timeval tv = frame_time();
 		dev->frames++;
 		if (ev->error)
 			dev->frames_error++;
@@ -236,6 +330,20 @@ static int op_probe(void *opaque, const struct uvc_probe *want, struct uvc_probe
 	return err == -EPIPE ? -EINVAL : err;
 }
 
+/* The stream stopped or did not start: every buffer handed to the
+ * assembler or the converter goes back (no worker writes after this). */
+static void stop_frames(struct device *dev)
+{
+	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
+	if (dev->given)
+		vq_requeue(&dev->node.queue, dev->given);
+	dev->given = NULL;
+	if (dev->converting)
+		convert_stream_stop(dev->conv); /* requeues through on_converted */
+	dev->converting = false;
+	dev->given_native = NULL;
+}
+
 static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 {
 	struct device *dev = opaque;
@@ -247,19 +355,38 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 					   0 :
 					   probe->max_video_frame_size);
 	dev->given = NULL;
+	dev->given_native = NULL;
 	dev->stream_failed = false;
+	uint32_t conv = dev->node.conv_fourcc;
+	if (conv) {
+		int err = dev->conv ? 0 : -ENOMEM;
+		if (!dev->conv &&
+		    (dev->conv = convert_stream_new(dev->loop, dev->convert_threads, on_converted, dev)))
+			err = 0;
+		if (!err)
+			err = convert_stream_start(dev->conv, format->fourcc, conv, dev->node.frame->width,
+						   dev->node.frame->height,
+						   probe->max_video_frame_size);
+		if (err) {
+			log_error("cannot start converting to %.4s: %s", (const char *)&conv,
+				  strerror(-err));
+			return -ENOMEM;
+		}
+		dev->converting = true;
+	}
 	give_buffer(dev);
 	int err = usb_stream_start(dev->cam, 0, probe, &dev->assembler, on_stream_error, dev);
 	if (err) {
 		log_error("cannot start the stream: %s", strerror(-err));
-		uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
-		if (dev->given)
-			vq_requeue(&dev->node.queue, dev->given);
-		dev->given = NULL;
+		stop_frames(dev);
 		return err == -ENOSPC ? -ENOSPC : -EIO;
 	}
-	log_info("streaming %.4s %ux%u, %u us per frame", (const char *)&format->fourcc,
-		 dev->node.frame->width, dev->node.frame->height, probe->interval / 10);
+	char conv_text[160] = "";
+	if (conv)
+		snprintf(conv_text, sizeof(conv_text), " converted to %.4s (%s)", (const char *)&conv,
+			 cfmt_reason_text(dev->node.conv_reason));
+	log_info("streaming %.4s %ux%u%s, %u us per frame", (const char *)&format->fourcc,
+		 dev->node.frame->width, dev->node.frame->height, conv_text, probe->interval / 10);
 	return 0;
 }
 
@@ -267,10 +394,7 @@ static void op_stream_off(void *opaque)
 {
 	struct device *dev = opaque;
 	usb_stream_stop(dev->cam);
-	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
-	if (dev->given)
-		vq_requeue(&dev->node.queue, dev->given);
-	dev->given = NULL;
+	stop_frames(dev);
 	log_info("stream stopped after %llu frames (%llu with errors)",
 		 (unsigned long long)dev->frames, (unsigned long long)dev->frames_error);
 }
@@ -446,9 +570,17 @@ static void op_log_status(void *opaque)
 		    !model->status_endpoint ? "none" : dev->status_running ? "running" : "stopped",
 		    (unsigned long long)st.packets, (unsigned long long)st.errors);
 	node_log_status(&dev->node, status_line, &sl);
-	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu%s",
+	char conv[160] = "";
+	if (dev->conv)
+		snprintf(conv, sizeof(conv),
+			 "; converted: %llu on %u threads, undecodable: %llu, no app buffer: %llu",
+			 (unsigned long long)dev->frames_converted, convert_stream_threads(dev->conv),
+			 (unsigned long long)dev->frames_undecodable,
+			 (unsigned long long)dev->frames_no_app_buffer);
+	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu%s%s",
 		    (unsigned long long)dev->frames, (unsigned long long)dev->frames_error,
-		    (unsigned long long)dev->frames_dropped, dev->stream_failed ? "; stream failed" : "");
+		    (unsigned long long)dev->frames_dropped, conv,
+		    dev->stream_failed ? "; stream failed" : "");
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
@@ -859,6 +991,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->node.ctrls = *ctrls;
 	free(ctrls);
 	dev->node.convert = cfg->convert;
+	dev->convert_threads = cfg->convert_threads;
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
@@ -919,7 +1052,8 @@ void device_free(struct device *dev)
 		}
 		free(df);
 	}
-	node_destroy(&dev->node);
+	node_destroy(&dev->node); /* stops the stream, and conversion with it */
+	convert_stream_free(dev->conv);
 	usb_camera_close(dev->cam);
 	free(dev);
 }
@@ -941,7 +1075,8 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	snprintf(out->bus_info, sizeof(out->bus_info), "%s", id->bus_info);
 	out->interface = id->control_interface;
 	if (dev->node.format && dev->node.frame) {
-		out->fourcc = dev->node.format->fourcc;
+		/* what the apps get */
+		out->fourcc = dev->node.conv_fourcc ? dev->node.conv_fourcc : dev->node.format->fourcc;
 		out->width = dev->node.frame->width;
 		out->height = dev->node.frame->height;
 	}

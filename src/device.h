@@ -19,10 +19,11 @@ struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
 	bool debug_cuse;
-	/* List the converted formats (RGB24, BGR24, YU12, YV12) after the
-	 * camera's: --convert. Off by default until frames are converted:
-	 * today only the enumeration answers for them. */
+	/* Offer the converted formats (RGB24, BGR24, YU12, YV12) after the
+	 * camera's (--no-convert: false), converted by convert_threads
+	 * worker threads (0: one per core). */
 	bool convert;
+	unsigned convert_threads;
 	struct settings_store_config settings; /* remembered controls */
 	/* From the config files, validated and kept for the work that will use
 	 * them: one app at a time (sharing), seconds the node outlives an

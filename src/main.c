@@ -32,7 +32,7 @@
 
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
-       OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT };
+       OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT, OPT_CONVERT_THREADS };
 
 static void usage(FILE *out)
 {
@@ -61,11 +61,13 @@ static void usage(FILE *out)
 		"      --user NAME          once /dev/cuse and the camera are open, become\n"
 		"                           NAME (its groups, no capabilities left)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
-		"Format conversion (issue 11, in progress):\n"
-		"      --convert            also list RGB24, BGR24, YU12 and YV12 (enumeration\n"
-		"                           only: they cannot be set or streamed yet)\n"
-		"      --no-convert         list only the camera's own formats, as uvcvideo\n"
+		"Format conversion:\n"
+		"      --convert            offer RGB24, BGR24, YU12 and YV12 after the\n"
+		"                           camera's own formats, converted from them\n"
 		"                           (the default)\n"
+		"      --no-convert         offer only the camera's own formats, as uvcvideo\n"
+		"      --convert-threads N  threads that convert frames (default: one per\n"
+		"                           core)\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
 		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
@@ -324,12 +326,14 @@ int main(int argc, char **argv)
 		{ "udev-properties", required_argument, NULL, OPT_UDEV },
 		{ "convert", no_argument, NULL, OPT_CONVERT },
 		{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },
+		{ "convert-threads", required_argument, NULL, OPT_CONVERT_THREADS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	struct device_config cfg = { 0 };
 	int cli_convert = -1; /* --convert / --no-convert win over the files */
+	int cli_convert_threads = -1;
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
@@ -425,6 +429,18 @@ int main(int argc, char **argv)
 		case OPT_NO_CONVERT:
 			cli_convert = 0;
 			break;
+		case OPT_CONVERT_THREADS: {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || n < 1 || n > 64 || optarg[0] == '-') {
+				fprintf(stderr, "uvcuse: --convert-threads wants 1 to 64, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			cli_convert_threads = (int)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -494,10 +510,15 @@ int main(int argc, char **argv)
 	}
 	if (values.name[0] && !name[0])
 		snprintf(name, sizeof(name), "%s", values.name);
+	cfg.convert = true;
 	if (cli_convert >= 0)
 		cfg.convert = cli_convert;
 	else if (values.convert >= 0)
 		cfg.convert = values.convert;
+	if (cli_convert_threads > 0)
+		cfg.convert_threads = (unsigned)cli_convert_threads;
+	else if (values.convert_threads > 0)
+		cfg.convert_threads = (unsigned)values.convert_threads;
 	if (values.exclusive >= 0)
 		cfg.exclusive = values.exclusive;
 	if (values.linger >= 0)

@@ -112,19 +112,16 @@ static void add_interval(uint32_t *set, unsigned *n, uint32_t interval)
 	(*n)++;
 }
 
-int cfmt_enum_frameintervals(const struct uvc_streaming *stream, struct v4l2_frmivalenum *fi)
+/* The discrete intervals dst lists at w x h, fastest first; how many. */
+static unsigned union_intervals(const struct uvc_streaming *stream, uint32_t dst, unsigned w,
+				unsigned h, uint32_t set[MAX_INTERVALS])
 {
-	uint32_t dst = fi->pixel_format;
-	if (!cfmt_is_converted(stream, dst))
-		return fmt_enum_frameintervals(stream, fi);
-	uint32_t set[MAX_INTERVALS];
 	unsigned n = 0, count = fmt_count(stream);
 	for (unsigned i = 0; i < count; i++) {
 		const struct uvc_format *f = fmt_at(stream, i);
 		for (unsigned r = 0; r < f->n_frames; r++) {
 			const struct uvc_frame *fr = &f->frames[r];
-			if (!frame_feeds(f, fr, dst) || fr->width != fi->width ||
-			    fr->height != fi->height)
+			if (!frame_feeds(f, fr, dst) || fr->width != w || fr->height != h)
 				continue;
 			if (fr->continuous) {
 				add_interval(set, &n, fr->range.min);
@@ -134,6 +131,16 @@ int cfmt_enum_frameintervals(const struct uvc_streaming *stream, struct v4l2_frm
 				add_interval(set, &n, fr->intervals[k]);
 		}
 	}
+	return n;
+}
+
+int cfmt_enum_frameintervals(const struct uvc_streaming *stream, struct v4l2_frmivalenum *fi)
+{
+	uint32_t dst = fi->pixel_format;
+	if (!cfmt_is_converted(stream, dst))
+		return fmt_enum_frameintervals(stream, fi);
+	uint32_t set[MAX_INTERVALS];
+	unsigned n = union_intervals(stream, dst, fi->width, fi->height, set);
 	if (fi->index >= n)
 		return -EINVAL;
 	uint32_t interval = set[fi->index];
@@ -143,8 +150,11 @@ int cfmt_enum_frameintervals(const struct uvc_streaming *stream, struct v4l2_frm
 	return 0;
 }
 
-const struct uvc_format *cfmt_source(const struct uvc_streaming *stream, uint32_t dst,
-				     unsigned width, unsigned height, uint32_t interval)
+/* The source rule over the camera's formats at one size and interval:
+ * the chosen format's index in formats[] (or -ENOENT) and why. */
+static int pick_source(const struct uvc_streaming *stream, uint32_t dst, unsigned width,
+		       unsigned height, uint32_t interval, const struct uvc_format **picked,
+		       enum cfmt_reason *reason)
 {
 	struct convert_candidate cand[64];
 	const struct uvc_format *formats[64];
@@ -167,5 +177,104 @@ const struct uvc_format *cfmt_source(const struct uvc_streaming *stream, uint32_
 		cand[n++] = c;
 	}
 	int pick = convert_choose_source(cand, n);
-	return pick < 0 ? NULL : formats[pick];
+	if (pick < 0)
+		return pick;
+	*picked = formats[pick];
+	if (formats[pick]->fourcc == V4L2_PIX_FMT_MJPEG)
+		*reason = CFMT_MJPEG;
+	else
+		*reason = cand[pick].has_interval ? CFMT_RAW_AT_INTERVAL : CFMT_RAW_OTHER_INTERVAL;
+	return 0;
+}
+
+const struct uvc_format *cfmt_source(const struct uvc_streaming *stream, uint32_t dst,
+				     unsigned width, unsigned height, uint32_t interval)
+{
+	const struct uvc_format *f;
+	enum cfmt_reason why;
+	return pick_source(stream, dst, width, height, interval, &f, &why) ? NULL : f;
+}
+
+const char *cfmt_reason_text(enum cfmt_reason reason)
+{
+	switch (reason) {
+	case CFMT_RAW_AT_INTERVAL: return "a raw format has that size at that interval";
+	case CFMT_MJPEG: return "no raw format has that size at that interval";
+	case CFMT_RAW_OTHER_INTERVAL: return "only a raw format has that size";
+	}
+	return "?";
+}
+
+int cfmt_choose(const struct uvc_streaming *stream, uint32_t dst, unsigned width, unsigned height,
+		uint32_t interval, struct cfmt_choice *out)
+{
+	if (!cfmt_is_converted(stream, dst))
+		return -EINVAL;
+	/* The nearest listed size, measured as fmt_try does for native
+	 * formats (16-bit request, area outside the overlap). */
+	uint16_t rw = (uint16_t)width, rh = (uint16_t)height;
+	uint32_t best = UINT32_MAX, bw = 0, bh = 0;
+	for (uint32_t i = 0;; i++) {
+		struct v4l2_frmsizeenum fs = { .index = i, .pixel_format = dst };
+		if (cfmt_enum_framesizes(stream, &fs))
+			break;
+		uint32_t w = fs.discrete.width, h = fs.discrete.height;
+		uint32_t d = (w < rw ? w : rw) * (h < rh ? h : rh);
+		d = w * h + (uint32_t)rw * rh - 2 * d;
+		if (d < best) {
+			best = d;
+			bw = w;
+			bh = h;
+		}
+	}
+	if (best == UINT32_MAX)
+		return -EINVAL;
+	uint32_t set[MAX_INTERVALS];
+	unsigned n = union_intervals(stream, dst, bw, bh, set);
+	uint32_t iv = n ? set[0] : interval;
+	for (unsigned i = 1; i < n; i++) {
+		uint32_t d_new = set[i] > interval ? set[i] - interval : interval - set[i];
+		uint32_t d_old = iv > interval ? iv - interval : interval - iv;
+		if (d_new < d_old)
+			iv = set[i];
+	}
+	const struct uvc_format *format;
+	enum cfmt_reason reason;
+	if (pick_source(stream, dst, bw, bh, iv, &format, &reason))
+		return -EINVAL;
+	const struct uvc_frame *frame = NULL;
+	for (unsigned r = 0; r < format->n_frames && !frame; r++)
+		if (format->frames[r].width == bw && format->frames[r].height == bh)
+			frame = &format->frames[r];
+	if (!frame)
+		return -EINVAL; /* cannot happen: pick_source saw the size */
+	*out = (struct cfmt_choice){
+		.dst = dst,
+		.format = format,
+		.frame = frame,
+		.interval = fmt_try_interval(frame, iv),
+		.reason = reason,
+	};
+	return 0;
+}
+
+void cfmt_fill_pix(struct v4l2_pix_format *pix, const struct cfmt_choice *choice)
+{
+	fmt_fill_pix(pix, choice->format, choice->frame, 0);
+	pix->pixelformat = choice->dst;
+	(void)convert_frame_layout(choice->dst, choice->frame->width, choice->frame->height,
+				   &pix->bytesperline, &pix->sizeimage);
+	pix->quantization = V4L2_QUANTIZATION_DEFAULT;
+	if (choice->dst == V4L2_PIX_FMT_RGB24 || choice->dst == V4L2_PIX_FMT_BGR24) {
+		/* libv4lconvert and libjpeg give full-range sRGB */
+		pix->colorspace = V4L2_COLORSPACE_SRGB;
+		pix->xfer_func = V4L2_XFER_FUNC_DEFAULT;
+		pix->ycbcr_enc = V4L2_YCBCR_ENC_DEFAULT;
+	} else if (choice->format->fourcc == V4L2_PIX_FMT_MJPEG) {
+		/* JFIF: full-range BT.601 planes, kept as they are */
+		pix->colorspace = V4L2_COLORSPACE_SRGB;
+		pix->xfer_func = V4L2_XFER_FUNC_DEFAULT;
+		pix->ycbcr_enc = V4L2_YCBCR_ENC_601;
+		pix->quantization = V4L2_QUANTIZATION_FULL_RANGE;
+	}
 }

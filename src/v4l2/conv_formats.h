@@ -38,4 +38,36 @@ int cfmt_enum_frameintervals(const struct uvc_streaming *stream, struct v4l2_frm
 const struct uvc_format *cfmt_source(const struct uvc_streaming *stream, uint32_t dst,
 				     unsigned width, unsigned height, uint32_t interval);
 
+/* Why a source was chosen (convert_choose_source's three steps). */
+enum cfmt_reason {
+	CFMT_RAW_AT_INTERVAL,    /* a raw format has the size at the interval */
+	CFMT_MJPEG,              /* no raw format has both: MJPEG has the size */
+	CFMT_RAW_OTHER_INTERVAL, /* only a raw format has the size, at another interval */
+};
+const char *cfmt_reason_text(enum cfmt_reason reason);
+
+/* A converted format's negotiation: the native format and frame that feed
+ * it, at the interval the camera is asked for. */
+struct cfmt_choice {
+	uint32_t dst;
+	const struct uvc_format *format;
+	const struct uvc_frame *frame;
+	uint32_t interval;  /* 100 ns, one the source frame offers */
+	enum cfmt_reason reason;
+};
+
+/* TRY_FMT/S_FMT/S_PARM of destination dst: the size nearest width x height
+ * among those dst lists (uvcvideo's measure of nearness), the interval
+ * nearest 'interval' among those dst lists at that size (the faster of
+ * two as near), then the source rule at that size and interval.
+ * -EINVAL when dst is not offered on this stream. */
+int cfmt_choose(const struct uvc_streaming *stream, uint32_t dst, unsigned width, unsigned height,
+		uint32_t interval, struct cfmt_choice *out);
+
+/* G_FMT/TRY_FMT's answer for a choice: the source frame's size with the
+ * destination's pixelformat, bytesperline and sizeimage; colorimetry of
+ * what libv4lconvert and libjpeg produce (RGB: sRGB; YU12/YV12: the raw
+ * source's, or full-range BT.601 from JPEG). */
+void cfmt_fill_pix(struct v4l2_pix_format *pix, const struct cfmt_choice *choice);
+
 #endif

@@ -10,6 +10,7 @@
 #include <linux/usb/video.h>
 #include <linux/uvcvideo.h>
 
+#include "convert/catalogue.h"
 #include "v4l2/conv_formats.h"
 
 /* V4L2 priorities as the core keeps them (v4l2-dev.c v4l2_prio_*): every
@@ -53,7 +54,7 @@ static const struct uvc_format *find_format(const struct uvc_streaming *s, uint8
 /* The frame of the camera's start-up probe, as uvc_video_init picks it:
  * an unknown format index falls back to the first format, an unknown frame
  * index to the format's default frame (or its first). */
-static void adopt_probe(struct node *n, const struct uvc_probe *probe)
+static void adopt_probe(struct node *n, const struct uvc_probe *probe, const struct cfmt_choice *conv)
 {
 	const struct uvc_format *format = find_format(n->stream, probe->format_index);
 	if (!format)
@@ -72,7 +73,17 @@ static void adopt_probe(struct node *n, const struct uvc_probe *probe)
 		n->probe.interval = fmt_default_interval(frame);
 	if (!n->probe.max_video_frame_size)
 		n->probe.max_video_frame_size = fmt_frame_buffer_size(format, frame);
-	vq_set_sizeimage(&n->queue, n->probe.max_video_frame_size);
+	/* A camera that answered a format which cannot feed the destination
+	 * leaves the app its native format (try_format prevents it). */
+	uint32_t bpl, conv_size = 0;
+	n->conv_fourcc = 0;
+	if (conv && conv->dst && convert_pair_supported(format->fourcc, conv->dst, frame->width,
+							frame->height)) {
+		n->conv_fourcc = conv->dst;
+		n->conv_reason = conv->reason;
+		(void)convert_frame_layout(conv->dst, frame->width, frame->height, &bpl, &conv_size);
+	}
+	vq_set_sizeimage(&n->queue, n->conv_fourcc ? conv_size : n->probe.max_video_frame_size);
 }
 
 int node_init(struct node *n, const struct uvc_camera *camera, const struct node_identity *id,
@@ -93,7 +104,7 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	n->read_buffers = 8;
 	n->max_userptr_copy = UINT32_MAX;
 	vq_init(&n->queue, mem_ops, mem_data);
-	adopt_probe(n, probe);
+	adopt_probe(n, probe, NULL);
 	n->def_format = n->format;
 	/* cannot overflow with uvcvideo's tables; a camera without controls
 	 * is still a camera */
@@ -193,12 +204,77 @@ static int enum_input(struct node *n, struct v4l2_input *in)
 	return 0;
 }
 
+/* The probe of a TRY_FMT/S_FMT/S_PARM: with the camera, or while the
+ * stream runs (the probe control then belongs to it) from the descriptors
+ * alone; unknown indexes in the camera's answer mean "as asked". */
+static int probe_choice(struct node *n, const struct uvc_probe *want,
+			const struct uvc_format *format, const struct uvc_frame *frame,
+			struct uvc_probe *out)
+{
+	if (n->queue.streaming) {
+		*out = *want;
+		out->max_video_frame_size = fmt_frame_buffer_size(format, frame);
+		if (!out->max_video_frame_size)
+			out->max_video_frame_size = n->probe.max_video_frame_size;
+	} else {
+		int err = n->ops->probe(n->dev, want, out);
+		if (err)
+			return err;
+	}
+	if (!out->interval)
+		out->interval = want->interval;
+	return 0;
+}
+
+/* TRY_FMT of a converted format: the source by the rule of
+ * cfmt_choose at the current interval, probed as a native TRY_FMT of it. */
+static int try_converted(struct node *n, struct v4l2_format *fmt, struct uvc_probe *out,
+			 struct cfmt_choice *conv)
+{
+	struct v4l2_pix_format *pix = &fmt->fmt.pix;
+	int err = cfmt_choose(n->stream, pix->pixelformat, pix->width, pix->height,
+			      n->probe.interval, conv);
+	if (err)
+		return err;
+	struct uvc_probe want = { 0 };
+	want.hint = 1; /* keep dwFrameInterval */
+	want.format_index = conv->format->index;
+	want.frame_index = conv->frame->index;
+	want.interval = conv->interval;
+	err = probe_choice(n, &want, conv->format, conv->frame, out);
+	if (err)
+		return err;
+	const struct uvc_format *format = find_format(n->stream, out->format_index);
+	const struct uvc_frame *frame = format ? uvc_format_find_frame(format, out->frame_index) : NULL;
+	if (!frame || !convert_pair_supported(format->fourcc, conv->dst, frame->width, frame->height)) {
+		format = conv->format;
+		frame = conv->frame;
+	}
+	conv->format = format;
+	conv->frame = frame;
+	out->format_index = format->index;
+	out->frame_index = frame->index;
+	/* the core's v4l_sanitize_format, as fmt_try */
+	if (pix->priv != V4L2_PIX_FMT_PRIV_MAGIC) {
+		pix->ycbcr_enc = 0;
+		pix->xfer_func = 0;
+	}
+	pix->flags = 0;
+	cfmt_fill_pix(pix, conv);
+	pix->priv = V4L2_PIX_FMT_PRIV_MAGIC;
+	return 0;
+}
+
 /* TRY_FMT as uvc_v4l2_try_format: the choice from the descriptors, then a
  * probe with the camera, whose answer (format, frame, dwMaxVideoFrameSize)
- * is what the app sees. While streaming the probe control belongs to the
- * running stream, so the answer comes from the descriptors alone. */
-static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe *out)
+ * is what the app sees. conv->dst is the converted format asked for, or 0. */
+static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe *out,
+		      struct cfmt_choice *conv)
 {
+	conv->dst = 0;
+	if (n->convert && fmt->type == V4L2_BUF_TYPE_VIDEO_CAPTURE &&
+	    cfmt_is_converted(n->stream, fmt->fmt.pix.pixelformat))
+		return try_converted(n, fmt, out, conv);
 	struct fmt_choice choice;
 	int err = fmt_try(n->stream, n->def_format, fmt, &choice);
 	if (err)
@@ -208,17 +284,9 @@ static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe 
 	want.format_index = choice.format->index;
 	want.frame_index = choice.frame->index;
 	want.interval = choice.interval;
-	if (n->queue.streaming) {
-		*out = want;
-		out->max_video_frame_size = fmt_frame_buffer_size(choice.format, choice.frame);
-		if (!out->max_video_frame_size)
-			out->max_video_frame_size = n->probe.max_video_frame_size;
-	} else {
-		err = n->ops->probe(n->dev, &want, out);
-		if (err)
-			return err;
-	}
-	/* Cameras may answer other indexes; unknown ones mean "as asked". */
+	err = probe_choice(n, &want, choice.format, choice.frame, out);
+	if (err)
+		return err;
 	const struct uvc_format *format = find_format(n->stream, out->format_index);
 	if (!format)
 		format = choice.format;
@@ -227,10 +295,15 @@ static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe 
 		frame = format == choice.format ? choice.frame : &format->frames[0];
 	out->format_index = format->index;
 	out->frame_index = frame->index;
-	if (!out->interval)
-		out->interval = choice.interval;
 	fmt_fill_pix(&fmt->fmt.pix, format, frame, out->max_video_frame_size);
 	return 0;
+}
+
+/* The current converted format as a choice (G_FMT, S_PARM, LOG_STATUS). */
+static struct cfmt_choice current_conv(const struct node *n)
+{
+	return (struct cfmt_choice){ .dst = n->conv_fourcc, .format = n->format, .frame = n->frame,
+				     .interval = n->probe.interval, .reason = n->conv_reason };
 }
 
 static int g_fmt(struct node *n, struct v4l2_format *fmt)
@@ -238,7 +311,12 @@ static int g_fmt(struct node *n, struct v4l2_format *fmt)
 	if (fmt->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
 		return -EINVAL;
 	memset(&fmt->fmt, 0, sizeof(fmt->fmt));
-	fmt_fill_pix(&fmt->fmt.pix, n->format, n->frame, n->probe.max_video_frame_size);
+	if (n->conv_fourcc) {
+		struct cfmt_choice c = current_conv(n);
+		cfmt_fill_pix(&fmt->fmt.pix, &c);
+	} else {
+		fmt_fill_pix(&fmt->fmt.pix, n->format, n->frame, n->probe.max_video_frame_size);
+	}
 	fmt->fmt.pix.priv = V4L2_PIX_FMT_PRIV_MAGIC;
 	return 0;
 }
@@ -254,10 +332,11 @@ static int s_fmt(struct node *n, struct node_file *f, struct v4l2_format *fmt)
 	if (n->queue.n_buffers || n->queue.streaming)
 		return -EBUSY;
 	struct uvc_probe probe;
-	err = try_format(n, fmt, &probe);
+	struct cfmt_choice conv;
+	err = try_format(n, fmt, &probe, &conv);
 	if (err)
 		return err;
-	adopt_probe(n, &probe);
+	adopt_probe(n, &probe, &conv);
 	return 0;
 }
 
@@ -290,17 +369,30 @@ static int s_parm(struct node *n, struct node_file *f, struct v4l2_streamparm *p
 	if (n->queue.streaming)
 		return -EBUSY;
 	struct v4l2_fract t = parm->parm.capture.timeperframe;
+	uint32_t asked = fmt_fract_to_interval(t.numerator, t.denominator);
 	struct uvc_probe want = n->probe, got;
-	want.interval = fmt_try_interval(n->frame, fmt_fract_to_interval(t.numerator, t.denominator));
+	struct cfmt_choice conv = { 0 };
+	if (n->conv_fourcc) {
+		/* the interval may change the source (raw at it, else MJPEG) */
+		err = cfmt_choose(n->stream, n->conv_fourcc, n->frame->width, n->frame->height,
+				  asked, &conv);
+		if (err)
+			return err;
+		want.format_index = conv.format->index;
+		want.frame_index = conv.frame->index;
+		want.interval = conv.interval;
+	} else {
+		want.interval = fmt_try_interval(n->frame, asked);
+	}
 	err = n->ops->probe(n->dev, &want, &got);
 	if (err)
 		return err;
 	/* keep our format if the camera answers nonsense indexes */
-	got.format_index = n->format->index;
-	got.frame_index = n->frame->index;
+	got.format_index = want.format_index;
+	got.frame_index = want.frame_index;
 	if (!got.interval)
 		got.interval = want.interval;
-	adopt_probe(n, &got);
+	adopt_probe(n, &got, n->conv_fourcc ? &conv : NULL);
 	fill_parm(n, parm);
 	return 0;
 }
@@ -964,7 +1056,8 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 		return g_fmt(n, arg);
 	case VIDIOC_TRY_FMT: {
 		struct uvc_probe probe;
-		return try_format(n, arg, &probe);
+		struct cfmt_choice conv;
+		return try_format(n, arg, &probe, &conv);
 	}
 	case VIDIOC_S_FMT:
 		return s_fmt(n, f, arg);
@@ -1185,9 +1278,14 @@ void node_log_status(struct node *n, node_log_fn *fn, void *ctx)
 
 	for (unsigned i = 0; i < 4; i++)
 		fourcc[i] = (char)((n->format->fourcc >> (8 * i)) & 0xff);
-	fn(ctx, "format: %s %ux%u, %u/%u s per frame, at most %u bytes per frame", fourcc,
+	/* one line, converted or not: the block's length stays the camera's */
+	char conv[128] = "";
+	if (n->conv_fourcc)
+		snprintf(conv, sizeof(conv), "; converted to %.4s (%s)", (const char *)&n->conv_fourcc,
+			 cfmt_reason_text(n->conv_reason));
+	fn(ctx, "format: %s %ux%u, %u/%u s per frame, at most %u bytes per frame%s", fourcc,
 	   n->frame->width, n->frame->height, t.numerator, t.denominator,
-	   n->probe.max_video_frame_size);
+	   n->probe.max_video_frame_size, conv);
 	fn(ctx, "streaming: %s; buffers: %u (%s), %u queued, %u done%s",
 	   q->streaming ? "yes" : "no", q->n_buffers, memory_name(q->memory), q->n_queued,
 	   q->n_done, q->error ? "; queue in error" : "");

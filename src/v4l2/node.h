@@ -15,6 +15,7 @@
 #include "uvc/descriptors.h"
 #include "uvc/probe.h"
 #include "v4l2/controls.h"
+#include "v4l2/conv_formats.h"
 #include "v4l2/formats.h"
 #include "v4l2/queue.h"
 
@@ -104,6 +105,10 @@ struct node {
 	/* ENUM_FMT/ENUM_FRAMESIZES/ENUM_FRAMEINTERVALS also list the converted
 	 * formats (v4l2/conv_formats); false: exactly uvcvideo's list. */
 	bool convert;
+	/* The converted format the app sees (a destination of src/convert/),
+	 * fed by format/frame above; 0: the native format itself. */
+	uint32_t conv_fourcc;
+	enum cfmt_reason conv_reason; /* why format feeds it */
 };
 
 /* Sets up the node over stream 0 of camera; probe is what the camera

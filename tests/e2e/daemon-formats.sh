@@ -51,11 +51,10 @@ for profile in "${PROFILES[@]}"; do
 	v4l2-ctl -d "$knode" --list-formats-ext >"$WORK/formats.kernel"
 	uvcuse_start "$serial" video10
 	v4l2-ctl -d /dev/video10 --list-formats-ext >"$WORK/formats.uvcuse"
-	diff -u "$WORK/formats.kernel" "$WORK/formats.uvcuse" ||
-		fail "$profile: --list-formats-ext differs from uvcvideo's"
-	echo "$profile: $(grep -c Interval "$WORK/formats.uvcuse") intervals, identical"
+	kernel_then_converted "$WORK/formats.kernel" "$WORK/formats.uvcuse"
+	tail -n +"$(($(wc -l <"$WORK/formats.kernel") + 1))" "$WORK/formats.uvcuse"
 
-	step "$profile: v4l2-compliance (no streaming)"
+	step "$profile: v4l2-compliance (no streaming), converted formats offered"
 	if [ "$profile" = nv12 ]; then
 		# The kernel's NV12 name against v4l2-compliance 1.22's, exactly as
 		# uvcvideo shows it (see kernel-reference.sh); our node uses the
@@ -72,22 +71,16 @@ for profile in "${PROFILES[@]}"; do
 	fi
 	uvcuse_stop video10
 
-	step "$profile: --no-convert is uvcvideo's list; --convert adds the converted formats after it"
+	step "$profile: --no-convert is exactly uvcvideo's list, --convert the default one"
 	uvcuse_start "$serial" video10 --no-convert
 	v4l2-ctl -d /dev/video10 --list-formats-ext >"$WORK/formats.noconvert"
 	diff -u "$WORK/formats.kernel" "$WORK/formats.noconvert" ||
 		fail "$profile: --no-convert list differs from uvcvideo's"
+	echo "$profile: $(grep -c Interval "$WORK/formats.noconvert") intervals, identical with --no-convert"
 	uvcuse_stop video10
 	uvcuse_start "$serial" video10 --convert
 	v4l2-ctl -d /dev/video10 --list-formats-ext >"$WORK/formats.convert"
-	head -n "$(wc -l <"$WORK/formats.kernel")" "$WORK/formats.convert" |
-		diff -u "$WORK/formats.kernel" - || fail "$profile: --convert does not start with uvcvideo's list"
-	for want in "'RGB3' (24-bit RGB 8-8-8)" "'BGR3' (24-bit BGR 8-8-8)" \
-		"'YU12' (Planar YUV 4:2:0)" "'YV12' (Planar YVU 4:2:0)"; do
-		[ "$(grep -cF "$want" "$WORK/formats.convert")" -eq 1 ] || fail "$profile: no $want with --convert"
-	done
-	! grep -q -i emulated "$WORK/formats.convert" || fail "$profile: an emulated flag"
-	tail -n +"$(($(wc -l <"$WORK/formats.kernel") + 1))" "$WORK/formats.convert"
+	diff -u "$WORK/formats.uvcuse" "$WORK/formats.convert" || fail "$profile: --convert is not the default list"
 	uvcuse_stop video10
 	kill -TERM "${VCAM_PIDS[-1]}"
 	wait "${VCAM_PIDS[-1]}" || true

@@ -154,6 +154,22 @@ same_formats() {
 	diff -u "$WORK/formats.profile" "$WORK/formats.node" || fail "formats differ from profile $2"
 }
 
+# kernel_then_converted KERNEL_LIST NODE_LIST: NODE_LIST (v4l2-ctl
+# --list-formats-ext of our node, conversion on) is uvcvideo's list
+# followed by each converted format the camera does not send, once, never
+# flagged emulated.
+kernel_then_converted() {
+	local kernel=$1 node=$2 n want
+	n=$(wc -l <"$kernel")
+	head -n "$n" "$node" | diff -u "$kernel" - || fail "the list does not start with uvcvideo's"
+	for want in "'RGB3' (24-bit RGB 8-8-8)" "'BGR3' (24-bit BGR 8-8-8)" \
+		"'YU12' (Planar YUV 4:2:0)" "'YV12' (Planar YVU 4:2:0)"; do
+		[ "$(grep -cF "$want" "$node")" -eq 1 ] || fail "no $want after uvcvideo's list"
+	done
+	! grep -qi emulated "$node" || fail "a format flagged emulated"
+	echo "uvcvideo's $(grep -c "^\s*\[" "$kernel") formats, then $(tail -n +$((n + 1)) "$node" | grep -c "^\s*\[") converted ones"
+}
+
 # capture_mmap NODE FOURCC WxH COUNT FILE [FPS]
 capture_mmap() {
 	local node=$1 fourcc=$2 size=$3 count=$4 file=$5 fps=${6:-30}

@@ -64,6 +64,7 @@ START_TEST(good_file)
 				      "log-level = warning\n"
 				      "convert = off\n"
 				      "linger = 5\n"
+				      "convert-threads = 3\n"
 				      "\n"
 				      "[camera serial=ABC]\n"
 				      "name = video20\n"
@@ -85,6 +86,7 @@ START_TEST(good_file)
 	ck_assert_int_eq(v.log_level, LOG_LEVEL_WARNING);
 	ck_assert_int_eq(v.convert, 0);
 	ck_assert_int_eq(v.linger, 5);
+	ck_assert_int_eq(v.convert_threads, 3);
 	ck_assert_int_eq(v.exclusive, 1);
 	ck_assert_int_eq(v.ignore, -1);
 
@@ -145,6 +147,8 @@ START_TEST(bad_values_name_their_line)
 	expect_refused("[uvcuse]\nconvert = maybe\n", 2, "convert wants yes or no, not 'maybe'");
 	expect_refused("[uvcuse]\n# c\n\nlog-level = loud\n", 4, "log-level wants");
 	expect_refused("[camera serial=A]\nlinger = -1\n", 2, "linger wants seconds");
+	expect_refused("[uvcuse]\nconvert-threads = 0\n", 2, "convert-threads wants 1 to 64");
+	expect_refused("[uvcuse]\nconvert-threads = 65\n", 2, "convert-threads wants 1 to 64");
 	expect_refused("[camera serial=A]\nlinger = 10s\n", 2, "linger wants seconds");
 	expect_refused("[camera serial=A]\nname = camera\n", 2, "name wants videoN");
 	expect_refused("[uvcuse]\nname = video3\n", 2, "name belongs in a [camera ...] section");
@@ -234,7 +238,8 @@ START_TEST(shipped_example)
 	ck_assert_msg(w.count == 0, "%s", w.last);
 	struct config_values v;
 	config_resolve(&cfg, &cam_abc, &v);
-	ck_assert_int_eq(v.convert, 0); /* the example keeps conversion off, as the default */
+	ck_assert_int_eq(v.convert, 1); /* the example says the default: on */
+	ck_assert_int_eq(v.convert_threads, -1);
 	ck_assert_int_eq(v.linger, 0);
 	config_free(&cfg);
 }

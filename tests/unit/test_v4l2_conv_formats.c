@@ -172,6 +172,53 @@ START_TEST(test_source)
 }
 END_TEST
 
+/* cfmt_choose: nearest listed size, nearest listed interval, then the
+ * source rule with its reason; the answer's layout. */
+START_TEST(test_choose)
+{
+	struct uvc_camera *cam = parse_named("h264");
+	const struct uvc_streaming *s = &cam->streams[0];
+	struct cfmt_choice c;
+	/* 1280x720 exists only as H.264, never a source: the nearest size
+	 * that converts is 640x480, where YUYV (raw, after MJPEG in the
+	 * camera's order) has 30 fps */
+	ck_assert_int_eq(cfmt_choose(s, V4L2_PIX_FMT_RGB24, 1280, 720, 333333, &c), 0);
+	ck_assert_uint_eq(c.frame->width, 640);
+	ck_assert_uint_eq(c.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(c.reason, CFMT_RAW_AT_INTERVAL);
+	ck_assert_int_eq(cfmt_choose(s, V4L2_PIX_FMT_H264, 1280, 720, 333333, &c), -EINVAL);
+	uvc_camera_free(cam);
+
+	cam = parse_named("nv12");
+	s = &cam->streams[0];
+	/* 5 fps is not listed at 1280x720: the nearest listed (15 fps) */
+	ck_assert_int_eq(cfmt_choose(s, V4L2_PIX_FMT_YVU420, 1280, 720, 2000000, &c), 0);
+	ck_assert_uint_eq(c.format->fourcc, V4L2_PIX_FMT_NV12);
+	ck_assert_uint_eq(c.interval, 666666);
+	struct v4l2_pix_format pix;
+	memset(&pix, 0xff, sizeof(pix));
+	cfmt_fill_pix(&pix, &c);
+	ck_assert_uint_eq(pix.pixelformat, V4L2_PIX_FMT_YVU420);
+	ck_assert_uint_eq(pix.width, 1280);
+	ck_assert_uint_eq(pix.height, 720);
+	ck_assert_uint_eq(pix.bytesperline, 1280);
+	ck_assert_uint_eq(pix.sizeimage, 1280 * 720 * 3 / 2);
+	ck_assert_uint_eq(pix.field, V4L2_FIELD_NONE);
+	ck_assert_uint_eq(pix.quantization, V4L2_QUANTIZATION_DEFAULT);
+	uvc_camera_free(cam);
+
+	cam = parse_named("default");
+	s = &cam->streams[0];
+	ck_assert_int_eq(cfmt_choose(s, V4L2_PIX_FMT_RGB24, 1920, 1080, 333333, &c), 0);
+	ck_assert_uint_eq(c.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	ck_assert_uint_eq(c.reason, CFMT_MJPEG);
+	ck_assert_str_eq(cfmt_reason_text(c.reason), "no raw format has that size at that interval");
+	/* a native format is not a converted one */
+	ck_assert_int_eq(cfmt_choose(s, V4L2_PIX_FMT_YUYV, 640, 480, 333333, &c), -EINVAL);
+	uvc_camera_free(cam);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("v4l2-conv-formats");
@@ -179,6 +226,7 @@ int main(void)
 	tcase_add_test(tc, test_enum_fmt);
 	tcase_add_test(tc, test_sizes_and_intervals);
 	tcase_add_test(tc, test_source);
+	tcase_add_test(tc, test_choose);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

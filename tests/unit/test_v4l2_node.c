@@ -293,6 +293,139 @@ START_TEST(formats_negotiated_with_camera)
 }
 END_TEST
 
+/* A converted format: TRY_FMT/S_FMT probe the camera with the source the
+ * rule picks and answer the destination's layout; G_FMT, the buffers and
+ * STREAMON follow; S_PARM may move the source (raw at the interval, else
+ * MJPEG). Without conversion, RGB3 is unknown as on uvcvideo. */
+START_TEST(converted_format_negotiated)
+{
+	struct node_file f;
+	node_open(&n, &f);
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_RGB24;
+	fmt.fmt.pix.width = 640;
+	fmt.fmt.pix.height = 480;
+	n.convert = false;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_FMT, &fmt), 0);
+	ck_assert_uint_eq(fmt.fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV); /* the default format */
+
+	n.convert = true;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_RGB24;
+	fmt.fmt.pix.bytesperline = 7;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_FMT, &fmt), 0);
+	ck_assert_uint_eq(fake.last_want.format_index, 1); /* YUYV */
+	ck_assert_uint_eq(fake.last_want.frame_index, 1);
+	ck_assert_uint_eq(fake.last_want.interval, 333333);
+	ck_assert_uint_eq(fmt.fmt.pix.pixelformat, V4L2_PIX_FMT_RGB24);
+	ck_assert_uint_eq(fmt.fmt.pix.width, 640);
+	ck_assert_uint_eq(fmt.fmt.pix.height, 480);
+	ck_assert_uint_eq(fmt.fmt.pix.bytesperline, 1920);
+	ck_assert_uint_eq(fmt.fmt.pix.sizeimage, 921600);
+	ck_assert_uint_eq(fmt.fmt.pix.field, V4L2_FIELD_NONE);
+	ck_assert_uint_eq(fmt.fmt.pix.colorspace, V4L2_COLORSPACE_SRGB);
+	ck_assert_uint_eq(fmt.fmt.pix.priv, V4L2_PIX_FMT_PRIV_MAGIC);
+	ck_assert_uint_eq(n.conv_fourcc, 0); /* TRY_FMT changes nothing */
+
+	/* 1920x1080 exists only as MJPEG: JPEG's full-range BT.601 planes */
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUV420;
+	fmt.fmt.pix.width = 1900;
+	fmt.fmt.pix.height = 1000;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_FMT, &fmt), 0);
+	ck_assert_uint_eq(fake.last_want.format_index, 2);
+	ck_assert_uint_eq(fmt.fmt.pix.width, 1920);
+	ck_assert_uint_eq(fmt.fmt.pix.height, 1080);
+	ck_assert_uint_eq(fmt.fmt.pix.bytesperline, 1920);
+	ck_assert_uint_eq(fmt.fmt.pix.sizeimage, 1920 * 1080 * 3 / 2);
+	ck_assert_uint_eq(fmt.fmt.pix.ycbcr_enc, V4L2_YCBCR_ENC_601);
+	ck_assert_uint_eq(fmt.fmt.pix.quantization, V4L2_QUANTIZATION_FULL_RANGE);
+
+	/* S_FMT keeps it: G_FMT, buffer sizes and the stream follow */
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_BGR24;
+	fmt.fmt.pix.width = 1280;
+	fmt.fmt.pix.height = 720;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_FMT, &fmt), 0);
+	ck_assert_uint_eq(n.conv_fourcc, V4L2_PIX_FMT_BGR24);
+	ck_assert_uint_eq(n.conv_reason, CFMT_RAW_AT_INTERVAL);
+	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_YUYV);
+	struct v4l2_format cur = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &cur), 0);
+	ck_assert_uint_eq(cur.fmt.pix.pixelformat, V4L2_PIX_FMT_BGR24);
+	ck_assert_uint_eq(cur.fmt.pix.width, 1280);
+	ck_assert_uint_eq(cur.fmt.pix.bytesperline, 3840);
+	ck_assert_uint_eq(cur.fmt.pix.sizeimage, 2764800);
+	ck_assert_mem_eq(&cur.fmt.pix, &fmt.fmt.pix, sizeof(cur.fmt.pix)); /* S_FMT answered the same */
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_REQBUFS, &rb), 0);
+	struct v4l2_buffer b = { .index = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				 .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_QUERYBUF, &b), 0);
+	ck_assert_uint_ge(b.length, 2764800);
+	for (unsigned i = 0; i < 2; i++) {
+		b.index = i;
+		ck_assert_int_eq(ioctl_(&f, VIDIOC_QBUF, &b), 0);
+	}
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_STREAMON, &type), 0);
+	ck_assert_uint_eq(fake.started.format_index, 1);
+	ck_assert_uint_eq(fake.started.frame_index, 2);
+	/* while streaming TRY_FMT answers from the descriptors alone */
+	unsigned probes = fake.probes;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_RGB24;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_FMT, &fmt), 0);
+	ck_assert_uint_eq(fake.probes, probes);
+	ck_assert_uint_eq(fmt.fmt.pix.sizeimage, 2764800);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_STREAMOFF, &type), 0);
+	rb.count = 0;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_REQBUFS, &rb), 0);
+
+	/* a native S_FMT ends the conversion */
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_FMT, &fmt), 0);
+	ck_assert_uint_eq(n.conv_fourcc, 0);
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &cur), 0);
+	ck_assert_uint_eq(cur.fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV);
+	node_release(&n, &f);
+}
+END_TEST
+
+/* usb3: YUYV 1280x720 at 30, 15, 5 fps; MJPEG at 60 and 30 fps. RGB3 at
+ * 60 fps comes from MJPEG, at 15 fps from YUYV again. */
+START_TEST(converted_source_follows_interval)
+{
+	teardown();
+	setup_profile("usb3");
+	n.convert = true;
+	struct node_file f;
+	node_open(&n, &f);
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_RGB24;
+	fmt.fmt.pix.width = 1280;
+	fmt.fmt.pix.height = 720;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_FMT, &fmt), 0);
+	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_YUYV);
+	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 60 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_PARM, &parm), 0);
+	ck_assert_uint_eq(parm.parm.capture.timeperframe.denominator, 60);
+	ck_assert_uint_eq(fake.last_want.format_index, 2);
+	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	ck_assert_uint_eq(n.frame->width, 1280);
+	ck_assert_uint_eq(n.conv_fourcc, V4L2_PIX_FMT_RGB24);
+	ck_assert_uint_eq(n.conv_reason, CFMT_MJPEG);
+	struct v4l2_format cur = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &cur), 0);
+	ck_assert_uint_eq(cur.fmt.pix.pixelformat, V4L2_PIX_FMT_RGB24);
+	ck_assert_uint_eq(cur.fmt.pix.sizeimage, 1280 * 720 * 3);
+	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 15 };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_PARM, &parm), 0);
+	ck_assert_uint_eq(parm.parm.capture.timeperframe.denominator, 15);
+	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(n.conv_reason, CFMT_RAW_AT_INTERVAL);
+	node_release(&n, &f);
+}
+END_TEST
+
 START_TEST(frame_rate)
 {
 	struct node_file f;
@@ -1326,6 +1459,8 @@ int main(void)
 	tcase_add_test(tc, priority);
 	tcase_add_test(tc, inputs);
 	tcase_add_test(tc, formats_negotiated_with_camera);
+	tcase_add_test(tc, converted_format_negotiated);
+	tcase_add_test(tc, converted_source_follows_interval);
 	tcase_add_test(tc, frame_rate);
 	tcase_add_test(tc, mmap_streaming_and_owner);
 	tcase_add_test(tc, owner_close_stops_the_camera);
