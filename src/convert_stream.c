@@ -206,3 +206,8 @@ unsigned convert_stream_threads(const struct convert_stream *cs)
 {
 	return cs->pool ? convert_pool_threads(cs->pool) : 0;
 }
+
+unsigned convert_stream_slots(const struct convert_stream *cs)
+{
+	return cs->n_slots;
+}

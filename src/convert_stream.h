@@ -60,6 +60,8 @@ void convert_stream_unused(struct convert_stream *cs, uint8_t *native);
 int convert_stream_submit(struct convert_stream *cs, uint8_t *native, size_t len, uint8_t *dst,
 			  size_t dst_cap, void *dst_cookie, const struct convert_frame_meta *meta);
 
+/* How many native buffers the running stream has. */
+unsigned convert_stream_slots(const struct convert_stream *cs);
 /* For LOG_STATUS. */
 unsigned convert_stream_threads(const struct convert_stream *cs);
 

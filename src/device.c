@@ -39,6 +39,14 @@ struct parked {
 	struct parked *next;
 };
 
+/* A converted stream's finished native frame waiting for an app buffer. */
+#define HELD_MAX 8
+struct held_frame {
+	uint8_t *native;
+	size_t len;
+	struct convert_frame_meta meta;
+};
+
 struct dev_file {
 	struct device *dev;
 	struct cuse_file *cuse;
@@ -70,7 +78,10 @@ struct device {
 	struct convert_stream *conv; /* made at the first converted stream */
 	unsigned convert_threads;
 	bool converting;
+	bool conv_discard;       /* cancelled conversions: do not touch the queue */
 	uint8_t *given_native;   /* conv's buffer the assembler writes to */
+	struct held_frame held[HELD_MAX]; /* finished, waiting for an app buffer */
+	unsigned n_held;
 	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
 	struct dev_file *files;
 	unsigned n_files;
@@ -129,7 +140,13 @@ static void mem_release(void *data, struct vq_buffer *b)
 	 * guards that order. */
 	if (dev->conv && convert_stream_busy(dev->conv)) {
 		log_warn("buffers freed while frames were being converted: conversion stopped");
+		uvc_assembler_reset(&dev->assembler); /* it may be writing a native buffer */
+		dev->conv_discard = true; /* the queue is freeing: leave it alone */
 		convert_stream_stop(dev->conv);
+		dev->conv_discard = false;
+		dev->converting = false;
+		dev->given_native = NULL;
+		dev->n_held = 0;
 	}
 	if (b->mem)
 		munmap(b->mem, b->length);
@@ -216,35 +233,52 @@ static struct timeval frame_time(void)
 	return (struct timeval){ .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
 }
 
+/* Held native frames go to the pool as the app's buffers allow, oldest
+ * first, each straight into the next queued buffer. */
+static void submit_held(struct device *dev)
+{
+	struct vq_buffer *b;
+	while (dev->converting && dev->n_held && (b = vq_next(&dev->node.queue))) {
+		struct held_frame h = dev->held[0];
+		memmove(&dev->held[0], &dev->held[1], --dev->n_held * sizeof(dev->held[0]));
+		if (convert_stream_submit(dev->conv, h.native, h.len, b->mem, b->length, b, &h.meta)) {
+			dev->frames_dropped++;
+			vq_requeue(&dev->node.queue, b);
+			convert_stream_unused(dev->conv, h.native);
+		}
+	}
+}
+
 /* A native frame of a converted stream is complete: the app's next queued
- * buffer receives its conversion. Without one the frame is lost (its
- * sequence number skipped), as a native frame that finds no buffer. */
+ * buffer receives its conversion. While the app has none queued the frame
+ * waits in its native buffer (uvcvideo would drop it); when too many wait,
+ * the oldest is lost, its sequence number skipped. */
 static void on_native_frame(struct device *dev, const struct uvc_frame_event *ev)
 {
 	uint8_t *native = dev->given_native;
 	if (!native || ev->buf != native)
 		return; /* cannot happen: the assembler only writes what we gave */
 	dev->given_native = NULL;
-	struct vq_buffer *b = NULL;
-	if (ev->flags & UVC_ASM_DROPPED)
+	if (ev->flags & UVC_ASM_DROPPED) {
 		dev->frames_dropped++;
-	else if (!(b = vq_next(&dev->node.queue)))
-		dev->frames_no_app_buffer++;
-	if (b) {
-		struct convert_frame_meta meta = {
-			.sequence = (uint32_t)ev->sequence,
-			.flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
-			.timestamp = frame_time(),
-		};
-		if (convert_stream_submit(dev->conv, native, ev->bytesused, b->mem, b->length, b,
-					  &meta)) {
-			dev->frames_dropped++;
-			vq_requeue(&dev->node.queue, b);
-			b = NULL;
-		}
-	}
-	if (!b)
 		convert_stream_unused(dev->conv, native);
+	} else {
+		/* held until the app has a buffer queued: the newest frames,
+		 * as many as leaves the assembler a buffer and a thread one */
+		if (dev->n_held == HELD_MAX || dev->n_held + 2 >= convert_stream_slots(dev->conv)) {
+			dev->frames_no_app_buffer++;
+			convert_stream_unused(dev->conv, dev->held[0].native);
+			memmove(&dev->held[0], &dev->held[1], --dev->n_held * sizeof(dev->held[0]));
+		}
+		dev->held[dev->n_held++] = (struct held_frame){
+			.native = native,
+			.len = ev->bytesused,
+			.meta = { .sequence = (uint32_t)ev->sequence,
+				  .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
+				  .timestamp = frame_time() },
+		};
+		submit_held(dev);
+	}
 	give_buffer(dev);
 }
 
@@ -257,7 +291,8 @@ static void on_converted(void *data, void *cookie, long result,
 	if (result == -ECANCELED) {
 		/* the stream stops: the buffer goes back unused (ignored when
 		 * the queue took it back already) */
-		vq_requeue(&dev->node.queue, b);
+		if (!dev->conv_discard)
+			vq_requeue(&dev->node.queue, b);
 		return;
 	}
 	if (result < 0) {
@@ -339,9 +374,10 @@ static void stop_frames(struct device *dev)
 		vq_requeue(&dev->node.queue, dev->given);
 	dev->given = NULL;
 	if (dev->converting)
-		convert_stream_stop(dev->conv); /* requeues through on_converted */
+		convert_stream_stop(dev->conv); /* requeues through on_converted; frees held frames */
 	dev->converting = false;
 	dev->given_native = NULL;
+	dev->n_held = 0;
 }
 
 static int op_stream_on(void *opaque, const struct uvc_probe *probe)
@@ -401,6 +437,7 @@ static void op_stream_off(void *opaque)
 
 static void op_buffer_queued(void *opaque)
 {
+	submit_held(opaque);
 	give_buffer(opaque);
 }
 

@@ -11,12 +11,28 @@
 RUN=$UVCUSE_RUN
 SYSPY=/usr/bin/python3 # Debian's, with python3-opencv
 
-# check FILE FOURCC WxH COUNT [MAX_MISSING]: COUNT frames, all intact and in
-# order, at most MAX_MISSING (default COUNT/10) of the camera's frames not
-# captured (what an app giving buffers back late misses with any driver).
+# check FILE FOURCC WxH COUNT [SLACK]: COUNT frames, all intact and in
+# order; missing at most what the camera itself skipped meanwhile (its
+# guest stalled: the host's load, measured by camera_mark and camera_drops
+# around the capture) plus SLACK (default: COUNT/10, what an app giving
+# buffers back late misses with any driver, as in daemon-apps, plus what
+# the same app missed on the camera's own YUYV in this run, REF_LOSS).
+REF_LOSS=0
 check() {
-	framecheck "$1" "$2" "$3" --min-frames "$4" --max-missing "${5:-$(($4 / 10))}" |
-		grep -E '^(frames (seen|intact|damaged|missing)|verdict)'
+	local drops missing
+	drops=$(camera_drops "$SERIAL")
+	echo "the camera skipped ${drops:-0} frames"
+	# the daemon's own counts (dropped, undecodable, no app buffer) so far
+	v4l2-ctl -d "$NODE" --log-status >/dev/null
+	grep -E "frames: " "$WORK/uvcuse.log" | tail -n 1
+	local ok=0
+	"$FRAMECHECK" "$1" --format "$2" --size "$3" --min-frames "$4" \
+		--max-missing "$((${drops:-0} + ${5:-$(($4 / 10 + REF_LOSS))}))" >"$WORK/check.log" || ok=$?
+	grep -E '^(frames (seen|intact|damaged|missing)|verdict)' "$WORK/check.log"
+	[ "$ok" -eq 0 ] || fail "frame check of $(basename "$1") ($2 $3)"
+	missing=$(sed -nE 's/^frames missing: ([0-9]+)/\1/p' "$WORK/check.log")
+	LAST_LOSS=$((missing - ${drops:-0}))
+	[ "$LAST_LOSS" -ge 0 ] || LAST_LOSS=0
 	rm -f "$1"
 }
 
@@ -31,6 +47,7 @@ stop_camera() {
 # (mmap or user) of the node.
 capture() {
 	local io=$1 fourcc=$2 size=$3 fps=$4 count=$5 file=$6
+	camera_mark "$SERIAL"
 	"$RUN" v4l2-ctl -d "$NODE" --set-fmt-video="width=${size%x*},height=${size#*x},pixelformat=$fourcc" \
 		--set-parm="$fps" --stream-"$io" --stream-count="$count" --stream-to="$file" 2>"$WORK/capture.log" ||
 		{ cat "$WORK/capture.log"; fail "uvcuse-run v4l2-ctl --stream-$io $fourcc $size"; }
@@ -46,6 +63,17 @@ all_four() {
 	done
 }
 
+# ffmpeg_fps FILE PIX_FMT: frames/s of ffmpeg's own MJPEG decoder (default
+# threads) turning FILE into PIX_FMT, wall time from -benchmark.
+ffmpeg_fps() {
+	local log=$WORK/ffdec.log rtime frames
+	ffmpeg -hide_banner -nostdin -benchmark -f mjpeg -i "$1" -pix_fmt "$2" -f null - >"$log" 2>&1 ||
+		{ cat "$log"; fail "ffmpeg decoding $1"; }
+	rtime=$(sed -nE 's/.*rtime=([0-9.]+)s.*/\1/p' "$log")
+	frames=$(tr '\r' '\n' <"$log" | grep -oE 'frame= *[0-9]+' | tail -n 1 | grep -oE '[0-9]+')
+	awk -v n="$frames" -v t="$rtime" 'BEGIN { printf "%.2f", n / t }'
+}
+
 # fmt_field NODE FOURCC WxH FIELD: a field of TRY_FMT's answer.
 fmt_field() {
 	v4l2-ctl -d "$1" --try-fmt-video="width=${3%x*},height=${3#*x},pixelformat=$2" |
@@ -53,9 +81,10 @@ fmt_field() {
 }
 
 load_modules vhci-hcd uvcvideo cuse
-vcam_start CONV --profile default
-video_node CONV >/dev/null
-uvcuse_start CONV video10
+SERIAL=CONV
+vcam_start "$SERIAL" --profile default
+video_node "$SERIAL" >/dev/null
+uvcuse_start "$SERIAL" video10
 NODE=/dev/video10
 
 step "TRY_FMT, S_FMT and G_FMT of converted formats: their own bytesperline and sizeimage"
@@ -84,38 +113,65 @@ v4l2-ctl -d "$NODE" --log-status >/dev/null
 grep -m1 -E "format: MJPG 1920x1080.*converted to YU12 \(no raw format has that size at that interval\)" \
 	"$WORK/uvcuse.log" || fail "YU12 1920x1080 does not come from MJPEG"
 
+# 15 fps: the guest's two emulated cores run the camera, the daemon, its
+# converting threads and the app; the rate step below measures speed.
+step "the reference: the camera's own YUYV 640x480 through the same app and path, 60 frames"
+capture mmap YUYV 640x480 15 60 "$WORK/mmap.YUYV"
+check "$WORK/mmap.YUYV" YUYV 640x480 60 30 # the reference: intact, its loss measured
+REF_LOSS=$LAST_LOSS
+echo "frames the app missed on YUYV beyond the camera's own skips: $REF_LOSS"
+
 step "from YUYV 640x480: RGB3, BGR3, YU12, YV12, uvcuse-run v4l2-ctl --stream-mmap, 60 frames each"
-all_four 640x480 30
+all_four 640x480 15
 grep -m1 "streaming YUYV 640x480 converted to YV12" "$WORK/uvcuse.log" || fail "the choice is not logged"
 
-step "USERPTR through uvcuse-run, and read() (uvcuse-readcap), RGB3 and YU12 640x480"
-for f in RGB3 YU12; do
-	capture user "$f" 640x480 30 60 "$WORK/user.$f"
+# USERPTR (the library fetches each frame from the daemon's staging memfd)
+# and read() (CUSE moves 128 KiB per round) cost per byte: the camera's
+# YUYV is the reference, the planar formats (1.5 bytes a pixel against 2)
+# must do no worse.
+step "USERPTR through uvcuse-run and read() (uvcuse-readcap): YUYV, then YU12 and YV12, 640x480"
+read_frames() { # FOURCC FILE
+	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat="$1" --set-parm=15 ||
+		fail "S_FMT $1"
+	camera_mark "$SERIAL"
+	"$READCAP" "$NODE" 60 "$2" || fail "read() $1"
+}
+capture user YUYV 640x480 15 60 "$WORK/user.YUYV"
+check "$WORK/user.YUYV" YUYV 640x480 60 45 # a reference: intact, its loss measured
+REF_USER=$LAST_LOSS
+read_frames YUYV "$WORK/read.YUYV"
+check "$WORK/read.YUYV" YUYV 640x480 60 45
+REF_READ=$LAST_LOSS
+echo "beyond the camera's own skips the app missed $REF_USER (USERPTR) and $REF_READ (read()) YUYV frames"
+for f in YU12 YV12; do
+	capture user "$f" 640x480 15 60 "$WORK/user.$f"
 	echo "USERPTR $f:"
-	check "$WORK/user.$f" "$f" 640x480 60
-	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=$f || fail "S_FMT $f"
-	"$READCAP" "$NODE" 60 "$WORK/read.$f" || fail "read() $f"
+	check "$WORK/user.$f" "$f" 640x480 60 $((60 / 10 + REF_USER))
+	read_frames "$f" "$WORK/read.$f"
 	echo "read() $f:"
-	check "$WORK/read.$f" "$f" 640x480 60
+	check "$WORK/read.$f" "$f" 640x480 60 $((60 / 10 + REF_READ))
 done
 
 step "uvcuse-run ffmpeg -input_format rgb24 and yuv420p, 640x480, 60 frames each"
 for pf in rgb24:RGB3 yuv420p:YU12; do
+	camera_mark "$SERIAL"
 	"$RUN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format "${pf%:*}" \
-		-video_size 640x480 -i "$NODE" -frames:v 60 -fps_mode passthrough -f rawvideo \
+		-video_size 640x480 -framerate 15 -i "$NODE" -frames:v 60 -fps_mode passthrough -f rawvideo \
 		"$WORK/ffmpeg.${pf#*:}" 2>&1 | tee "$WORK/ffmpeg.log" || fail "ffmpeg ${pf%:*}"
 	! grep -q ioctl "$WORK/ffmpeg.log" || fail "ffmpeg reported a failing ioctl"
 	echo "ffmpeg ${pf%:*}:"
 	check "$WORK/ffmpeg.${pf#*:}" "${pf#*:}" 640x480 60
 done
 
-step "uvcuse-run python3 + OpenCV (cv2.CAP_V4L2): it picks BGR3 itself"
+step "uvcuse-run python3 + OpenCV (cv2.CAP_V4L2) at 5 fps: it picks BGR3 itself"
+camera_mark "$SERIAL"
 "$RUN" "$SYSPY" - "$NODE" "$WORK/cv2.bgr" <<'EOF' || fail "OpenCV capture"
 import sys, cv2
 cap = cv2.VideoCapture(sys.argv[1], cv2.CAP_V4L2)
 assert cap.isOpened(), "cannot open"
 cap.set(cv2.CAP_PROP_FRAME_WIDTH, 640)
 cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 480)
+cap.set(cv2.CAP_PROP_FPS, 5)  # Python copies each 900 KB frame: a pace it keeps in TCG
 cap.set(cv2.CAP_PROP_CONVERT_RGB, 0)  # the node's bytes, for the checker
 fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode()
 with open(sys.argv[2], "wb") as out:
@@ -128,8 +184,20 @@ assert fourcc == "BGR3", f"OpenCV chose {fourcc}"
 EOF
 check "$WORK/cv2.bgr" BGR3 640x480 60
 
-step "from MJPEG 1920x1080 (a size the camera sends only as MJPEG), 15 fps, 60 frames each"
-all_four 1920x1080 15
+step "from MJPEG 1920x1080 (a size the camera sends only as MJPEG), 15 fps, 30 frames each"
+# TCG decodes 1080p JPEG at a few frames a second: the bound on missing
+# frames comes from ffmpeg's own decoder on the same frames in this guest
+# (ours may be 25 % slower before this fails; the rate step below wants it
+# no slower).
+capture mmap MJPG 1920x1080 15 30 "$WORK/same1080.mjpeg"
+ff1080=$(ffmpeg_fps "$WORK/same1080.mjpeg" rgb24)
+echo "ffmpeg decodes these 1920x1080 frames to rgb24 at $ff1080 fps in this guest"
+slack=$(awk -v f="$ff1080" 'BEGIN { s = 30 * 15 / (0.75 * f) - 30 + 3; if (s < 3) s = 3; printf "%d", s }')
+for f in RGB3 BGR3 YU12 YV12; do
+	capture mmap "$f" 1920x1080 15 30 "$WORK/mjpeg.$f"
+	echo "$f from MJPEG: $(v4l2ctl_fps "$WORK/capture.log") fps"
+	check "$WORK/mjpeg.$f" "$f" 1920x1080 30 "$slack"
+done
 v4l2-ctl -d "$NODE" --log-status >/dev/null
 grep -E "frames: .*converted: [0-9]+ on [0-9]+ threads, undecodable: 0," "$WORK/uvcuse.log" | tail -n 1 ||
 	fail "LOG_STATUS does not count converted frames"
@@ -137,46 +205,48 @@ uvcuse_stop video10
 stop_camera
 
 step "from NV12 (nv12 profile) 640x480: RGB3, BGR3, YU12, YV12, 60 frames each"
-vcam_start CONVN --profile nv12
-video_node CONVN >/dev/null
-uvcuse_start CONVN video10
-all_four 640x480 30
+SERIAL=CONVN
+vcam_start "$SERIAL" --profile nv12
+video_node "$SERIAL" >/dev/null
+uvcuse_start "$SERIAL" video10
+all_four 640x480 15
 grep -m1 "streaming NV12 640x480 converted to RGB3" "$WORK/uvcuse.log" || fail "RGB3 not from NV12"
 uvcuse_stop video10
 stop_camera
 
 step "corrupt JPEG (every 4th frame): dropped, their sequence numbers skipped, counted"
-vcam_start CONVC --profile default --corrupt-jpeg-every 4
-video_node CONVC >/dev/null
-uvcuse_start CONVC video10
-capture mmap RGB3 1920x1080 15 45 "$WORK/corrupt.RGB3"
-# a quarter of the camera's frames are missing by design, plus the usual slack
-check "$WORK/corrupt.RGB3" RGB3 1920x1080 45 30
+SERIAL=CONVC
+vcam_start "$SERIAL" --profile default --corrupt-jpeg-every 4
+video_node "$SERIAL" >/dev/null
+uvcuse_start "$SERIAL" video10
+capture mmap RGB3 1920x1080 15 30 "$WORK/corrupt.RGB3"
+# a quarter of the frames cannot decode, on top of the rate's slack above
+check "$WORK/corrupt.RGB3" RGB3 1920x1080 30 "$((slack * 2 + 10))"
 v4l2-ctl -d "$NODE" --log-status >/dev/null
 line=$(grep -E "frames: .*undecodable: [0-9]+" "$WORK/uvcuse.log" | tail -n 1)
 echo "$line"
 undecodable=$(sed -E 's/.*undecodable: ([0-9]+).*/\1/' <<<"$line")
-[ "$undecodable" -ge 10 ] || fail "only $undecodable undecodable frames counted (every 4th of 45+)"
+[ "$undecodable" -ge 7 ] || fail "only $undecodable undecodable frames counted (every 4th of 30+)"
 kill -0 "$UVCUSE_PID" || fail "the daemon died on corrupt JPEG"
 uvcuse_stop video10
 stop_camera
 
 step "rate: 1280x720 MJPEG -> RGB3 while streaming, against ffmpeg's decoder on the same frames"
-vcam_start CONVU --profile default --unpaced
-video_node CONVU >/dev/null
-uvcuse_start CONVU video10
-capture mmap MJPG 1280x720 30 120 "$WORK/same.mjpeg"
-ffmpeg -hide_banner -nostdin -benchmark -f mjpeg -i "$WORK/same.mjpeg" -pix_fmt rgb24 -f null - \
-	>"$WORK/ffdec.log" 2>&1 || { cat "$WORK/ffdec.log"; fail "ffmpeg decode"; }
-rtime=$(sed -nE 's/.*rtime=([0-9.]+)s.*/\1/p' "$WORK/ffdec.log")
-decoded=$(grep -oE 'frame= *[0-9]+' "$WORK/ffdec.log" | tail -n 1 | grep -oE '[0-9]+')
-ff_fps=$(awk -v n="$decoded" -v t="$rtime" 'BEGIN { printf "%.2f", n / t }')
-"$RUN" v4l2-ctl -d "$NODE" --set-fmt-video=width=1280,height=720,pixelformat=RGB3 --set-parm=30 \
-	--stream-mmap --stream-count=180 --stream-to=/dev/null 2>"$WORK/rate.log" || fail "RGB3 stream"
-ours=$(v4l2ctl_fps "$WORK/rate.log")
-echo "ffmpeg decodes $decoded frames to rgb24 at $ff_fps fps; uvcuse streams RGB3 converted at $ours fps"
-awk -v a="$ours" -v b="$ff_fps" 'BEGIN { exit !(a >= b) }' ||
-	fail "converting while streaming ($ours fps) is slower than ffmpeg's decoder ($ff_fps fps)"
+# usb3: 1280x720 at 60 fps only as MJPEG (YUYV has 30, 15, 5), so RGB3 at
+# 60 fps comes from MJPEG; the camera sends faster than either decodes here
+SERIAL=CONVU
+vcam_start "$SERIAL" --profile usb3
+video_node "$SERIAL" >/dev/null
+uvcuse_start "$SERIAL" video10
+capture mmap MJPG 1280x720 60 60 "$WORK/same720.mjpeg"
+ff720=$(ffmpeg_fps "$WORK/same720.mjpeg" rgb24)
+capture mmap RGB3 1280x720 60 90 /dev/null
+ours=$(v4l2ctl_fps "$WORK/capture.log")
+grep -m1 "streaming MJPG 1280x720 converted to RGB3" "$WORK/uvcuse.log" || fail "RGB3 at 60 fps not from MJPEG"
+echo "ffmpeg decodes these frames to rgb24 at $ff720 fps; uvcuse streams RGB3 converted at $ours fps"
+echo "rate ratio: $(awk -v a="$ours" -v b="$ff720" 'BEGIN { printf "%.2f", a / b }')x ffmpeg's decoder"
+awk -v a="$ours" -v b="$ff720" 'BEGIN { exit !(a >= b) }' ||
+	fail "converting while streaming ($ours fps) is slower than ffmpeg's decoder ($ff720 fps)"
 uvcuse_stop video10
 stop_camera
 echo
