@@ -7,8 +7,12 @@
 #include "fuzz.h"
 #include "v4l2/node.h"
 
-/* Bigger buffers are refused as a memfd the size of RAM would be. */
-#define FAKE_MAX_BUFFER (8u << 20)
+/* Bigger buffers are refused as a memfd the size of RAM would be. Kept
+ * small: fresh pages for big buffers would cost most of each run. */
+#define FAKE_MAX_BUFFER (1u << 20)
+/* dwMaxVideoFrameSize the camera answers unless the input says otherwise:
+ * a camera may answer any size; small ones keep runs fast. */
+#define FAKE_FRAME_SIZE 16384u
 
 struct fake {
 	struct fuzz_in *in;    /* where answers come from; NULL: defaults */
@@ -20,6 +24,7 @@ static inline int fake_probe(void *dev, const struct uvc_probe *want, struct uvc
 {
 	struct fake *f = dev;
 	*got = *want;
+	got->max_video_frame_size = FAKE_FRAME_SIZE;
 	if (!f->in)
 		return 0;
 	/* The camera's answer: mostly what was asked, some fields its own,

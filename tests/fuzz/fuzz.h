@@ -63,6 +63,8 @@ static inline size_t fuzz_take(struct fuzz_in *in, size_t len, const uint8_t **o
 static inline void fuzz_fill(struct fuzz_in *in, void *out, size_t len)
 {
 	const uint8_t *src;
+	if (!len)
+		return; /* out may be NULL then */
 	size_t got = fuzz_take(in, len, &src);
 	if (got)
 		memcpy(out, src, got);
