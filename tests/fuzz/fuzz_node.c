@@ -24,8 +24,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* what device.c sets: one CUSE ioctl's worth */
 #define USERPTR_COPY (128u * 1024u)
 
+/* A blocking DQBUF, DQEVENT or read() that answered NODE_WAIT: device.c
+ * parks it, a copy of its argument, and runs it again (answer_parked). */
+struct parked {
+	bool used, is_read, staged;
+	unsigned cmd;
+	size_t size;
+	uint8_t *arg; /* exactly _IOC_SIZE(cmd) bytes */
+};
+
 struct harness {
 	struct node n;
+	struct parked parked[MAX_FILES];
 	struct fake fake;
 	struct fuzz_in in;
 	struct node_file *files[MAX_FILES];
@@ -46,6 +56,74 @@ static size_t iov_total(const struct iovec *iov, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		t += iov[i].iov_len;
 	return t;
+}
+
+static void check_out(struct harness *h, struct node_file *f, unsigned cmd, const uint8_t *block,
+		      int r, const void *out, size_t out_len);
+
+static unsigned file_index(const struct harness *h, const struct node_file *f)
+{
+	for (unsigned i = 0; i < MAX_FILES; i++)
+		if (h->files[i] == f)
+			return i;
+	FUZZ_CHECK(!"a file of the harness");
+	return 0;
+}
+
+/* A newer request of the same file replaces a parked one, as if the app's
+ * earlier call had been interrupted (device.c answers that EINTR). */
+static void unpark(struct parked *p)
+{
+	free(p->arg);
+	memset(p, 0, sizeof(*p));
+}
+
+static void park(struct harness *h, struct node_file *f, unsigned cmd, bool staged, uint8_t *arg)
+{
+	struct parked *p = &h->parked[file_index(h, f)];
+	unpark(p);
+	*p = (struct parked){ .used = true, .cmd = cmd, .staged = staged, .arg = arg };
+}
+
+static void park_read(struct harness *h, struct node_file *f, size_t size)
+{
+	struct parked *p = &h->parked[file_index(h, f)];
+	unpark(p);
+	*p = (struct parked){ .used = true, .is_read = true, .size = size };
+}
+
+static void check_read(struct harness *h, struct node_file *f, int r, size_t want,
+		       const uint8_t *data, size_t len);
+
+/* device.c's wake_all: every parked request runs again, blocking. */
+static void wake_all(struct harness *h)
+{
+	for (unsigned i = 0; i < MAX_FILES; i++) {
+		struct parked *p = &h->parked[i];
+		struct node_file *f = h->files[i];
+		if (!p->used)
+			continue;
+		FUZZ_CHECK(f);
+		if (p->is_read) {
+			const uint8_t *data = NULL;
+			size_t len = 0;
+			int r = node_read(&h->n, f, p->size, true, false, &data, &len);
+			if (r != NODE_WAIT) {
+				check_read(h, f, r, p->size, data, len);
+				unpark(p);
+			}
+			continue;
+		}
+		const void *out = NULL;
+		size_t out_len = 0;
+		int r = node_ioctl(&h->n, f, p->cmd, p->arg, NULL, 0, false,
+				   p->staged ? NULL : &out, &out_len);
+		FUZZ_CHECK(r == 0 || r == NODE_WAIT || (r < 0 && r > -4096));
+		if (r != NODE_WAIT) {
+			check_out(h, f, p->cmd, p->arg, r, out, out_len);
+			unpark(p);
+		}
+	}
 }
 
 /* One ioctl as the kernel, cuse.c and device.c carry it: the retry rounds
@@ -127,8 +205,21 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 		       plan.extra_len ? block + d->size : NULL, plan.extra_len, nonblock,
 		       staged ? NULL : &out, &out_len);
 	FUZZ_CHECK(r == 0 || r == NODE_WAIT || (r < 0 && r > -4096));
-	if (r == NODE_WAIT)
+	if (r == NODE_WAIT) {
 		FUZZ_CHECK(cmd == VIDIOC_DQBUF || cmd == VIDIOC_DQEVENT);
+		FUZZ_CHECK(!nonblock);
+		park(h, f, cmd, staged, block);
+		return;
+	}
+	check_out(h, f, cmd, block, r, out, out_len);
+	free(block);
+}
+
+/* What device.c's reply_ioctl sends back. */
+static void check_out(struct harness *h, struct node_file *f, unsigned cmd, const uint8_t *block,
+		      int r, const void *out, size_t out_len)
+{
+	(void)f;
 	if (out) {
 		FUZZ_CHECK(r == 0 && cmd == VIDIOC_DQBUF);
 		FUZZ_CHECK(out_len <= h->n.max_userptr_copy);
@@ -137,7 +228,6 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 		if (fuzz_u8(&h->in) & 1)
 			node_dqbuf_lost(&h->n, (const struct v4l2_buffer *)block);
 	}
-	free(block);
 }
 
 /* A frame as device.c's on_frame delivers one: the next queued buffer,
@@ -163,6 +253,18 @@ static void frame(struct harness *h)
 	vq_done(&h->n.queue, b, used, how & 1 ? V4L2_BUF_FLAG_ERROR : 0, how, &tv);
 }
 
+static void check_read(struct harness *h, struct node_file *f, int r, size_t want,
+		       const uint8_t *data, size_t len)
+{
+	FUZZ_CHECK(r == 0 || (r < 0 && r > -4096));
+	if (r == 0) {
+		FUZZ_CHECK(len <= want);
+		FUZZ_CHECK(!len || data);
+		(void)touch(data, len);
+		node_read_done(&h->n, f, len);
+	}
+}
+
 static void do_read(struct harness *h, struct node_file *f, bool nonblock)
 {
 	size_t want = fuzz_u16(&h->in) * 4u;
@@ -170,13 +272,12 @@ static void do_read(struct harness *h, struct node_file *f, bool nonblock)
 	const uint8_t *data = NULL;
 	size_t len = 0;
 	int r = node_read(&h->n, f, want, first, nonblock, &data, &len);
-	FUZZ_CHECK(r == 0 || r == NODE_WAIT || (r < 0 && r > -4096));
-	if (r == 0) {
-		FUZZ_CHECK(len <= want);
-		FUZZ_CHECK(!len || data);
-		(void)touch(data, len);
-		node_read_done(&h->n, f, len);
+	if (r == NODE_WAIT) {
+		FUZZ_CHECK(!nonblock);
+		park_read(h, f, want);
+		return;
 	}
+	check_read(h, f, r, want, data, len);
 }
 
 static void status_packet(struct harness *h)
@@ -228,6 +329,7 @@ static void step(struct harness *h)
 		break;
 	case 11:
 		if (f) {
+			unpark(&h->parked[which]); /* CUSE answers it before release */
 			node_release(&h->n, f);
 			free(f);
 			h->files[which] = NULL;
@@ -276,10 +378,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		node_open(&h->n, h->files[i]);
 		h->nonblock[i] = true;
 	}
-	for (unsigned steps = 0; h->in.n && steps < 256; steps++)
+	for (unsigned steps = 0; h->in.n && steps < 256; steps++) {
 		step(h);
+		wake_all(h);
+	}
 	for (unsigned i = 0; i < MAX_FILES; i++)
 		if (h->files[i]) {
+			unpark(&h->parked[i]);
 			node_release(&h->n, h->files[i]);
 			free(h->files[i]);
 		}
