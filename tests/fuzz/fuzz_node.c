@@ -21,6 +21,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_FILES 3
+
+/* FUZZ_TRACE=1: each ioctl's name and answer on stderr, to see what an
+ * input does. */
+static bool trace;
 /* what device.c sets: one CUSE ioctl's worth */
 #define USERPTR_COPY (128u * 1024u)
 
@@ -176,6 +180,8 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 		}
 	}
 	if (r < 0) {
+		if (trace)
+			fprintf(stderr, "%s: plan %d\n", d->name, r);
 		free(in_buf);
 		return;
 	}
@@ -205,6 +211,8 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 		       plan.extra_len ? block + d->size : NULL, plan.extra_len, nonblock,
 		       staged ? NULL : &out, &out_len);
 	FUZZ_CHECK(r == 0 || r == NODE_WAIT || (r < 0 && r > -4096));
+	if (trace)
+		fprintf(stderr, "%s: %d\n", d->name, r);
 	if (r == NODE_WAIT) {
 		FUZZ_CHECK(cmd == VIDIOC_DQBUF || cmd == VIDIOC_DQEVENT);
 		FUZZ_CHECK(!nonblock);
@@ -360,6 +368,11 @@ static void step(struct harness *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static bool env_read;
+	if (!env_read) {
+		trace = getenv("FUZZ_TRACE") != NULL;
+		env_read = true;
+	}
 	struct harness *h = calloc(1, sizeof(*h));
 	FUZZ_CHECK(h);
 	h->in = (struct fuzz_in){ data, size };
