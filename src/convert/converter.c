@@ -139,17 +139,16 @@ long converter_run(struct converter *c, uint32_t src_fourcc, unsigned width, uns
 		return -EBADMSG;
 
 	c->jpeg_failed = false;
+	/* Never libv4lconvert's own JPEG decoder: it reads past damaged frames
+	 * (found by fuzzing, tests/unit/test_convert.c). */
 	if (src_fourcc == V4L2_PIX_FMT_MJPEG) {
 		int ret = convert_jpeg_decode(c->jpeg, src, src_len, width, height, dst_fourcc, dst);
-		if (ret != -EOPNOTSUPP) {
-			c->jpeg_failed = ret < 0;
-			return ret < 0 ? ret : (long)dst_size;
-		}
-		/* Chroma subsampling the direct path does not write: libv4lconvert. */
+		c->jpeg_failed = ret < 0;
+		return ret < 0 ? ret : (long)dst_size;
 	}
 
 	struct v4l2_format sf, df;
-	uint32_t src_bpl = src_fourcc == V4L2_PIX_FMT_MJPEG ? 0 : (uint32_t)(need / height);
+	uint32_t src_bpl = (uint32_t)(need / height);
 	if (src_fourcc == V4L2_PIX_FMT_NV12 || src_fourcc == V4L2_PIX_FMT_YUV420 ||
 	    src_fourcc == V4L2_PIX_FMT_YVU420)
 		src_bpl = width;

@@ -1,5 +1,6 @@
 /* MJPEG to RGB24/BGR24 (libjpeg colour conversion and upsampling) and to
- * YU12/YV12 (libjpeg raw YCbCr planes written into the frame's planes). */
+ * YU12/YV12 (libjpeg raw YCbCr planes written into the frame's planes for
+ * 4:2:2 and 4:2:0, upsampled rows scaled down for anything else). */
 #include "convert/jpeg.h"
 
 #include <errno.h>
@@ -109,6 +110,46 @@ static bool raw_fits(const struct jpeg_decompress_struct *d)
 	       c[2].v_samp_factor == 1;
 }
 
+/* Any other layout (4:4:4, 4:4:0, 4:1:1, grey...): libjpeg's upsampled
+ * YCbCr (or grey) rows, two at a time, luma copied, chroma averaged over
+ * each 2x2 block. libv4lconvert's own JPEG decoder, the other way to get
+ * these, reads past the frame on damaged ones. */
+static int read_planar_scaled(struct convert_jpeg *j, unsigned width, unsigned height,
+			      uint8_t *y, uint8_t *u, uint8_t *v)
+{
+	bool grey = j->d.jpeg_color_space == JCS_GRAYSCALE;
+	j->d.out_color_space = grey ? JCS_GRAYSCALE : JCS_YCbCr;
+	jpeg_start_decompress(&j->d);
+	unsigned comps = grey ? 1 : 3;
+	if (j->d.output_width != width || j->d.output_height != height ||
+	    j->d.output_components != (int)comps)
+		return -EBADMSG;
+	size_t cw = width / 2, stride = (size_t)width * comps;
+	for (unsigned line = 0; line < height; line += 2) {
+		JSAMPROW rows[2] = { j->scratch, j->scratch + stride };
+		unsigned n = height - line < 2 ? 1 : 2;
+		for (unsigned r = 0; r < n; r++)
+			if (jpeg_read_scanlines(&j->d, &rows[r], 1) != 1)
+				return -EBADMSG;
+		for (unsigned r = 0; r < n; r++)
+			for (unsigned x = 0; x < width; x++)
+				y[(size_t)(line + r) * width + x] = rows[r][x * comps];
+		if (n < 2)
+			break; /* an odd last row has no chroma row of its own */
+		uint8_t *ur = u + (size_t)(line / 2) * cw, *vr = v + (size_t)(line / 2) * cw;
+		for (size_t x = 0; x < cw; x++) {
+			if (grey) {
+				ur[x] = vr[x] = 128;
+				continue;
+			}
+			const uint8_t *a = rows[0] + x * 6, *b = rows[1] + x * 6;
+			ur[x] = (uint8_t)((a[1] + a[4] + b[1] + b[4] + 2) / 4);
+			vr[x] = (uint8_t)((a[2] + a[5] + b[2] + b[5] + 2) / 4);
+		}
+	}
+	return 0;
+}
+
 /* Luma rows go to the Y plane; chroma rows to the chroma planes, every
  * other one for a 4:2:2 JPEG (vertical decimation by dropping rows: no
  * pixel loop); rows past the frame go to scratch. */
@@ -117,13 +158,6 @@ static int read_planar(struct convert_jpeg *j, unsigned width, unsigned height, 
 {
 	if (width % 16)
 		return -EINVAL;
-	if (!raw_fits(&j->d))
-		return -EOPNOTSUPP;
-	j->d.raw_data_out = TRUE;
-	j->d.out_color_space = JCS_YCbCr;
-	jpeg_start_decompress(&j->d);
-	if (j->d.output_width != width || j->d.output_height != height)
-		return -EBADMSG;
 	size_t cw = width / 2;
 	uint8_t *y = dst, *u = dst + (size_t)width * height, *v = u + cw * (height / 2);
 	if (fourcc == V4L2_PIX_FMT_YVU420) {
@@ -131,6 +165,13 @@ static int read_planar(struct convert_jpeg *j, unsigned width, unsigned height, 
 		u = v;
 		v = t;
 	}
+	if (!raw_fits(&j->d))
+		return read_planar_scaled(j, width, height, y, u, v);
+	j->d.raw_data_out = TRUE;
+	j->d.out_color_space = JCS_YCbCr;
+	jpeg_start_decompress(&j->d);
+	if (j->d.output_width != width || j->d.output_height != height)
+		return -EBADMSG;
 	unsigned vmax = (unsigned)j->d.max_v_samp_factor;
 	unsigned rows = vmax * DCTSIZE;           /* luma rows per call */
 	bool decimate = vmax == 1;                /* 4:2:2: drop odd chroma rows */
@@ -162,8 +203,8 @@ int convert_jpeg_decode(struct convert_jpeg *j, const uint8_t *src, size_t len, 
 	int ret;
 	j->refused = false;
 	j->why[0] = '\0';
-	/* A row of the widest plane rounded up to whole blocks. */
-	size_t need = ((size_t)width + 64) * 3;
+	/* Two rows of the widest plane rounded up to whole blocks. */
+	size_t need = ((size_t)width + 64) * 3 * 2;
 	if (j->scratch_len < need) {
 		uint8_t *s = realloc(j->scratch, need);
 		if (!s)

@@ -15,9 +15,9 @@ void convert_jpeg_free(struct convert_jpeg *j);
 
 /* Decodes a width x height JPEG into dst (RGB24, BGR24, YU12 or YV12, the
  * catalogue's layout). 0; -EBADMSG when it does not decode cleanly or has
- * another size; -EOPNOTSUPP for a layout this path does not write directly
- * (YU12/YV12 from chroma subsampling other than 4:2:2 or 4:2:0): the caller
- * then uses libv4lconvert. The planar outputs need a width that is a
+ * another size (or is neither YCbCr nor grey); -ENOMEM. Every chroma
+ * subsampling goes to every destination (4:2:2 and 4:2:0 to the planar ones
+ * straight from libjpeg's planes). The planar outputs need a width that is a
  * multiple of 16 (convert_pair_supported()): -EINVAL otherwise. */
 int convert_jpeg_decode(struct convert_jpeg *j, const uint8_t *src, size_t len, unsigned width,
 			unsigned height, uint32_t dst_fourcc, uint8_t *dst);

@@ -655,13 +655,24 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 		return fail(ps, "no VideoStreaming interface");
 	unsigned formats = 0;
 	for (unsigned s = 0; s < cam->n_streams; s++) {
-		for (unsigned f = 0; f < cam->streams[s].n_formats; f++) {
-			struct uvc_format *fmt = &cam->streams[s].formats[f];
+		struct uvc_streaming *vs = &cam->streams[s];
+		unsigned kept = 0;
+		for (unsigned f = 0; f < vs->n_formats; f++) {
+			struct uvc_format *fmt = &vs->formats[f];
+			/* Nothing can stream a format without a frame size, and
+			 * everything above picks a frame of the format it has. */
+			if (!fmt->n_frames) {
+				warn(ps, "format %u: no frame descriptor, ignored", fmt->index);
+				free(fmt->stills);
+				continue;
+			}
 			if (fmt->n_frames < fmt->n_frames_declared)
 				warn(ps, "format %u: %u of %u frames", fmt->index, fmt->n_frames,
 				     fmt->n_frames_declared);
+			vs->formats[kept++] = *fmt;
 		}
-		formats += cam->streams[s].n_formats;
+		vs->n_formats = kept;
+		formats += kept;
 	}
 	if (!formats)
 		return fail(ps, "no format descriptor");

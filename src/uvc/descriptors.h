@@ -130,7 +130,9 @@ struct uvc_parse_status {
  * that is malformed or describes no usable camera, -ENOMEM. status may be
  * NULL. Tolerated, with a warning: wTotalLength beyond the buffer (the
  * available bytes are parsed), a format with fewer frames than declared,
- * unknown VS subtypes, VS class descriptors after the endpoint. */
+ * unknown VS subtypes, VS class descriptors after the endpoint; a format
+ * without any frame descriptor is left out (every format in the model has
+ * at least one frame). */
 int uvc_parse_descriptors(const uint8_t *desc, size_t len, struct uvc_camera **camera,
 			  struct uvc_parse_status *status);
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jpeglib.h>
+
 #include "convert/catalogue.h"
 #include "convert/converter.h"
 #include "frames.h"
@@ -330,6 +332,16 @@ END_TEST
 
 /* ---- bad input ---- */
 
+/* A destination frame of fourcc at w x h: its bytes, *size of them. */
+static uint8_t *dst_frame(uint32_t fourcc, unsigned w, unsigned h, uint32_t *size)
+{
+	uint32_t bpl;
+	ck_assert_int_eq(convert_frame_layout(fourcc, w, h, &bpl, size), 0);
+	uint8_t *out = malloc(*size);
+	ck_assert_ptr_nonnull(out);
+	return out;
+}
+
 START_TEST(test_bad_jpeg)
 {
 	const struct source *s = &sources[N_SOURCES - 1];
@@ -338,10 +350,8 @@ START_TEST(test_bad_jpeg)
 	uint8_t *jpeg = make_source(s, &st, &len);
 	struct converter *c = converter_new();
 	ck_assert_ptr_nonnull(c);
-	uint32_t bpl, size;
-	ck_assert_int_eq(convert_frame_layout(V4L2_PIX_FMT_RGB24, TW, TH, &bpl, &size), 0);
-	uint8_t *out = malloc(size);
-	ck_assert_ptr_nonnull(out);
+	uint32_t size;
+	uint8_t *out = dst_frame(V4L2_PIX_FMT_RGB24, TW, TH, &size);
 
 	/* Truncated at many points, the header included. */
 	for (size_t cut = 0; cut < len; cut += cut < 1024 ? 61 : 4099)
@@ -392,6 +402,92 @@ START_TEST(test_bad_jpeg)
 }
 END_TEST
 
+/* A flat w x h JPEG of one YCbCr colour (grey: luma only), every component
+ * sampled h x v as given (1x1 all: 4:4:4). */
+static uint8_t *flat_jpeg(unsigned w, unsigned h, bool grey, int hs, int vs, size_t *len)
+{
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr err;
+	unsigned char *out = NULL;
+	unsigned long out_len = 0;
+	c.err = jpeg_std_error(&err);
+	jpeg_create_compress(&c);
+	jpeg_mem_dest(&c, &out, &out_len);
+	c.image_width = w;
+	c.image_height = h;
+	c.input_components = grey ? 1 : 3;
+	c.in_color_space = grey ? JCS_GRAYSCALE : JCS_YCbCr;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, 95, TRUE);
+	c.comp_info[0].h_samp_factor = hs;
+	c.comp_info[0].v_samp_factor = vs;
+	for (int i = 1; i < c.num_components; i++)
+		c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
+	jpeg_start_compress(&c, TRUE);
+	uint8_t *row = malloc((size_t)w * 3);
+	ck_assert_ptr_nonnull(row);
+	for (unsigned x = 0; x < w; x++)
+		memcpy(row + x * (grey ? 1 : 3), (const uint8_t[]){ 100, 80, 200 }, grey ? 1 : 3);
+	while (c.next_scanline < h) {
+		JSAMPROW r = row;
+		jpeg_write_scanlines(&c, &r, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	free(row);
+	*len = out_len;
+	return out;
+}
+
+/* YU12/YV12 from the subsamplings libjpeg's planes do not give straight
+ * (4:4:4, 4:4:0, grey): decoded here, not by libv4lconvert's own decoder,
+ * which crashed on a damaged 4:4:0 frame the fuzzer made (below). */
+START_TEST(test_jpeg_other_subsampling)
+{
+	const unsigned w = 64, h = 48;
+	struct converter *c = converter_new();
+	ck_assert_ptr_nonnull(c);
+	uint32_t size;
+	uint8_t *out = dst_frame(V4L2_PIX_FMT_YUV420, w, h, &size);
+	static const struct { bool grey; int hs, vs; } kinds[] = {
+		{ false, 1, 1 }, { false, 1, 2 }, { true, 1, 1 },
+	};
+	for (unsigned k = 0; k < 3; k++) {
+		size_t len;
+		uint8_t *jpeg = flat_jpeg(w, h, kinds[k].grey, kinds[k].hs, kinds[k].vs, &len);
+		for (int yv = 0; yv < 2; yv++) {
+			uint32_t dst = yv ? V4L2_PIX_FMT_YVU420 : V4L2_PIX_FMT_YUV420;
+			memset(out, 0, size);
+			ck_assert_int_eq(converter_run(c, V4L2_PIX_FMT_MJPEG, w, h, jpeg, len, dst,
+						       out, size),
+					 (long)size);
+			const uint8_t *cb = out + w * h + (yv ? w * h / 4 : 0);
+			const uint8_t *cr = out + w * h + (yv ? 0 : w * h / 4);
+			for (size_t i = 0; i < (size_t)w * h; i++)
+				ck_assert_int_le(abs(out[i] - 100), 2);
+			for (size_t i = 0; i < (size_t)w * h / 4; i++) {
+				ck_assert_int_le(abs(cb[i] - (kinds[k].grey ? 128 : 80)), 2);
+				ck_assert_int_le(abs(cr[i] - (kinds[k].grey ? 128 : 200)), 2);
+			}
+		}
+		free(jpeg);
+	}
+	/* SOF0 with three components sampled 1x2, no tables: libv4lconvert
+	 * read past it (SEGV); a frame that does not decode. */
+	static const uint8_t damaged[] = {
+		0xff, 0xd8, 0xff, 0x00, 0x85, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x30, 0x00,
+		0x40, 0x03, 0x01, 0x12, 0x00, 0x02, 0x12, 0x00, 0x03, 0x12, 0x00, 0xff, 0xda,
+		0x00, 0x0c, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x4e, 0x58, 0xc9,
+	};
+	ck_assert_int_eq(converter_run(c, V4L2_PIX_FMT_MJPEG, w, h, damaged, sizeof(damaged),
+				       V4L2_PIX_FMT_YUV420, out, size),
+			 -EBADMSG);
+	ck_assert_str_ne(converter_error(c), "");
+	free(out);
+	converter_free(c);
+}
+END_TEST
+
 START_TEST(test_bad_args)
 {
 	struct converter *c = converter_new();
@@ -435,6 +531,7 @@ static Suite *convert_suite(void)
 	tcase_add_loop_test(tc, test_pairs, 0, (int)(N_SOURCES * CONVERT_N_DESTINATIONS));
 	tcase_add_loop_test(tc, test_mjpeg_sizes, 0, 3);
 	tcase_add_test(tc, test_bad_jpeg);
+	tcase_add_test(tc, test_jpeg_other_subsampling);
 	tcase_add_test(tc, test_bad_args);
 	suite_add_tcase(s, tc);
 	return s;

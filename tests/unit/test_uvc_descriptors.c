@@ -409,6 +409,36 @@ START_TEST(bad_frames)
 }
 END_TEST
 
+/* A format none of whose frame descriptors came (fuzzing found one): left
+ * out with a warning, since everything above picks a frame of a format (the
+ * node used to take frames[0] of it: a NULL dereference). The camera's
+ * other formats stay; with none left it is no camera. */
+START_TEST(format_without_frames)
+{
+	uint8_t buf[8192], d[8192];
+	size_t len = build(default_profile(), buf, sizeof(buf));
+	size_t fmt = find(buf, len, USB_DT_CS_INTERFACE, UVC_VS_FORMAT_UNCOMPRESSED, 0);
+	size_t first = find(buf, len, USB_DT_CS_INTERFACE, UVC_VS_FRAME_UNCOMPRESSED, 0);
+	size_t next = find(buf, len, USB_DT_CS_INTERFACE, UVC_VS_FORMAT_MJPEG, 0);
+	/* every frame of format 1 (and what follows them up to the next format) cut */
+	size_t cut = next - first;
+	memcpy(d, buf, first);
+	memcpy(d + first, buf + next, len - next);
+	put16(d + 2, (unsigned)(len - cut));
+	struct uvc_camera *cam;
+	struct uvc_parse_status st;
+	ck_assert_int_eq(parse(d, len - cut, &cam, &st), 0);
+	ck_assert(strstr(st.warning, "no frame descriptor"));
+	const struct uvc_streaming *vs = &cam->streams[0];
+	ck_assert_uint_eq(vs->n_formats, default_profile()->n_formats - 1);
+	ck_assert_ptr_null(uvc_stream_find_format(vs, buf[fmt + 3]));
+	for (unsigned f = 0; f < vs->n_formats; f++)
+		ck_assert_uint_gt(vs->formats[f].n_frames, 0);
+	ck_assert_uint_eq(vs->formats[0].fourcc, V4L2_PIX_FMT_MJPEG);
+	uvc_camera_free(cam);
+}
+END_TEST
+
 START_TEST(unknown_subtypes_skipped)
 {
 	uint8_t buf[8192], d[8192];
@@ -596,6 +626,7 @@ static Suite *uvc_descriptors_suite(void)
 	tcase_add_test(tc, every_byte_corrupted);
 	tcase_add_test(tc, bad_lengths);
 	tcase_add_test(tc, bad_frames);
+	tcase_add_test(tc, format_without_frames);
 	tcase_add_test(tc, unknown_subtypes_skipped);
 	tcase_add_test(tc, guid_table);
 	suite_add_tcase(s, tc);
