@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "loop.h"
@@ -106,6 +107,11 @@ static void on_eventfd(void *data, uint32_t events)
 				again = true;
 				break;
 			}
+			if (usb_ctrl_has_work(c)) {
+				usb_ctrl_deferred(c);
+				again = true;
+				break;
+			}
 			if (usb_status_has_work(c)) {
 				usb_status_deferred(c);
 				again = true;
@@ -136,6 +142,22 @@ void usb_ctx_remove_camera(struct usb_ctx *ctx, struct usb_camera *cam)
 			return;
 		}
 	}
+}
+
+bool usb_ctx_wait(struct usb_ctx *ctx, const bool *busy, int timeout_ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t deadline = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + timeout_ms;
+	while (*busy) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= deadline)
+			break;
+		int r = usb_ctx_handle_events(ctx, 100);
+		if (r < 0 && r != -EINTR && r != -ETIMEDOUT)
+			break;
+	}
+	return !*busy;
 }
 
 int usb_ctx_handle_events(struct usb_ctx *ctx, int timeout_ms)

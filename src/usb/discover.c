@@ -477,6 +477,7 @@ void usb_camera_close(struct usb_camera *cam)
 		return;
 	usb_stream_stop(cam);
 	usb_status_stop(cam);
+	usb_ctrl_stop(cam);
 	usb_ctx_remove_camera(cam->ctx, cam);
 	release_all(cam);
 	libusb_close(cam->handle);

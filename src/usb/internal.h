@@ -75,6 +75,16 @@ struct usb_status {
 	struct usb_status_stats stats;
 };
 
+/* Control requests on endpoint 0 (control.c): a FIFO whose head is on the
+ * wire when busy; answered ones wait in done for the loop. */
+struct usb_ctrl_req;
+struct usb_ctrlq {
+	struct usb_ctrl_req *head, **tail;
+	struct usb_ctrl_req *done, **done_tail;
+	bool busy;
+	bool stopping;              /* closing: nothing more is sent */
+};
+
 struct usb_camera {
 	struct usb_ctx *ctx;
 	struct usb_camera *next;    /* in ctx->cameras */
@@ -88,6 +98,7 @@ struct usb_camera {
 	bool gone;                  /* LIBUSB_ERROR_NO_DEVICE seen */
 	struct usb_stream stream;
 	struct usb_status status;
+	struct usb_ctrlq ctrlq;
 };
 
 /* libusb error -> -errno. */
@@ -101,6 +112,9 @@ int usb_class_request(struct usb_camera *cam, uint8_t iface, uint8_t query, uint
  * cancelled transfers); wakes the loop for usb_ctx_deferred(). */
 int usb_ctx_handle_events(struct usb_ctx *ctx, int timeout_ms);
 void usb_ctx_wake(struct usb_ctx *ctx);
+/* Runs libusb's events until *busy is false (a cancelled transfer came
+ * back) or timeout_ms passed; whether it came back. */
+bool usb_ctx_wait(struct usb_ctx *ctx, const bool *busy, int timeout_ms);
 void usb_ctx_add_camera(struct usb_ctx *ctx, struct usb_camera *cam);
 void usb_ctx_remove_camera(struct usb_ctx *ctx, struct usb_camera *cam);
 
@@ -113,6 +127,12 @@ void usb_transfer_orphan(struct libusb_transfer *t, bool heap_buffer);
 /* stream.c: the deferred work of one camera (finish a stop asked from a
  * callback, report an error), run from the loop outside libusb's events. */
 void usb_stream_deferred(struct usb_camera *cam);
+
+/* control.c: answered control requests handed to their owners (from the
+ * loop); at close, the queue emptied and the request in flight cancelled. */
+bool usb_ctrl_has_work(const struct usb_camera *cam);
+void usb_ctrl_deferred(struct usb_camera *cam);
+void usb_ctrl_stop(struct usb_camera *cam);
 
 /* status.c: whether packets or an error wait for the loop, and handing
  * them over (from the loop, outside libusb's events). */

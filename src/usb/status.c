@@ -16,13 +16,6 @@
 #define MAX_FAILURES 8
 #define STOP_TIMEOUT_MS 3000
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* From the callback: no more transfers; the loop reports err. */
 static void status_fail(struct usb_camera *cam, int err)
 {
@@ -157,12 +150,7 @@ void usb_status_stop(struct usb_camera *cam)
 	st->stopping = true;
 	if (st->busy) {
 		libusb_cancel_transfer(st->xfer);
-		int64_t deadline = now_ms() + STOP_TIMEOUT_MS;
-		while (st->busy && now_ms() < deadline) {
-			int r = usb_ctx_handle_events(cam->ctx, 100);
-			if (r < 0 && r != -EINTR && r != -ETIMEDOUT)
-				break;
-		}
+		usb_ctx_wait(cam->ctx, &st->busy, STOP_TIMEOUT_MS);
 	}
 	if (st->busy) {
 		/* freeing it would let libusb write into freed memory, and its

@@ -101,6 +101,29 @@ int usb_control(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t sel
  * uvcvideo returns (usb_uvc_error_errno); other failures as usb_control. */
 int usb_query_ctrl(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
 		   void *data, uint16_t len);
+/* The same request without waiting (what node ioctls use once clients may
+ * be served): queued behind the camera's other control requests, one on
+ * endpoint 0 at a time in order (as the kernel's callers of usb_control_msg
+ * are, each waiting for its own), with uvcvideo's 5 s timeout. done gets
+ * exactly usb_query_ctrl's result and, for GET_*, the len answered bytes;
+ * it runs from the loop, outside libusb's event handling, and may queue
+ * more requests. out: SET_CUR's len bytes (copied). *handle (may be NULL)
+ * names the request until done runs, for usb_ctrl_cancel(). 0, or -ENOMEM,
+ * -ENODEV (closing). */
+struct usb_ctrl_req;
+typedef void (*usb_ctrl_done_cb)(void *data, int result, const uint8_t *answer);
+int usb_ctrl_submit(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
+		    const void *out, uint16_t len, usb_ctrl_done_cb done, void *data,
+		    struct usb_ctrl_req **handle);
+/* done will not run for r; a request on the wire completes harmlessly
+ * (its answer is dropped), a queued one is never sent. */
+void usb_ctrl_cancel(struct usb_ctrl_req *r);
+/* A transfer's completion (LIBUSB_TRANSFER_* status, bytes moved) as
+ * libusb_control_transfer() reports it, in -errno: COMPLETED the bytes,
+ * TIMED_OUT -ETIMEDOUT, STALL -EPIPE, NO_DEVICE -ENODEV, OVERFLOW
+ * -EOVERFLOW, anything else -EIO. Pure. */
+int usb_transfer_errno(int status, int actual_length);
+
 /* bRequestErrorCode -> errno, as uvc_query_ctrl of Debian 12's 6.1.192:
  * 1 not ready -EBUSY, 2 wrong state -EILSEQ, 3 power -EREMOTE, 4 out of
  * range -ERANGE, 5..7 (invalid unit, control, request) -EIO, 8 invalid
