@@ -12,6 +12,7 @@
 
 #include "convert/catalogue.h"
 #include "v4l2/conv_formats.h"
+#include "v4l2/node_call.h"
 
 /* V4L2 priorities as the core keeps them (v4l2-dev.c v4l2_prio_*): every
  * open file starts at DEFAULT; ioctls that change state need a priority at
@@ -119,6 +120,7 @@ void node_destroy(struct node *n)
 		n->ops->stream_off(n->dev);
 	vq_destroy(&n->queue);
 	ctrls_free(&n->ctrls);
+	call_free(n);
 }
 
 void node_open(struct node *n, struct node_file *f)
@@ -454,9 +456,13 @@ static void req_buf_put(struct req_buf *b)
 	b->data = NULL;
 }
 
-/* One request to the camera (r->size bytes at data). */
+/* One request to the camera (r->size bytes at data): from the call's
+ * journal in asynchronous mode (CALL_PENDING when the camera must answer
+ * first), else synchronous. */
 static int ctrl_request(struct node *n, const struct ctrls_request *r, uint8_t *data)
 {
+	if (n->async && call_running(n))
+		return call_request(n, r, data);
 	if (!n->ops->ctrl_request)
 		return -EIO;
 	return n->ops->ctrl_request(n->dev, r, data);
@@ -720,6 +726,9 @@ static void event_queue(struct node *n, struct node_file *f, struct node_sub *s,
 			const struct v4l2_event *ev)
 {
 	struct timespec ts;
+
+	if (call_defer_event(n, f, s, ev))
+		return; /* delivered when the run answers (node_call.h) */
 	uint32_t old_changes = 0;
 
 	f->sequence++;
@@ -850,8 +859,8 @@ static void send_events(struct node *n, struct node_file *origin, uint8_t entity
 	}
 }
 
-int node_status_event(struct node *n, uint8_t originator, uint8_t selector, const uint8_t *value,
-		      size_t len)
+static int status_event(struct node *n, uint8_t originator, uint8_t selector, const uint8_t *value,
+			size_t len)
 {
 	int i = ctrls_find_uvc(&n->ctrls, originator, selector);
 	struct node_file *origin;
@@ -1011,8 +1020,8 @@ static int xu_map(struct node *n, struct uvc_xu_control_mapping *xm, const void 
 	return ret;
 }
 
-int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
-	       size_t extra_len, bool nonblock, const void **data, size_t *data_len)
+static int ioctl_run(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
+		     size_t extra_len, bool nonblock, const void **data, size_t *data_len)
 {
 	struct vq *q = &n->queue;
 	bool was = q->streaming;
@@ -1143,6 +1152,65 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 	default:
 		return -ENOTTY;
 	}
+}
+
+bool node_uses_camera(unsigned int cmd)
+{
+	switch (cmd) {
+	case VIDIOC_QUERYCTRL:
+	case VIDIOC_QUERY_EXT_CTRL:
+	case VIDIOC_QUERYMENU:
+	case VIDIOC_G_CTRL:
+	case VIDIOC_S_CTRL:
+	case VIDIOC_G_EXT_CTRLS:
+	case VIDIOC_S_EXT_CTRLS:
+	case VIDIOC_TRY_EXT_CTRLS:
+	case VIDIOC_SUBSCRIBE_EVENT:
+	case VIDIOC_LOG_STATUS:
+	case UVCIOC_CTRL_QUERY:
+	case UVCIOC_CTRL_MAP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The end of a run in asynchronous mode: NODE_CAMERA, or its answer with
+ * the events it queued delivered now. */
+static int call_finish(struct node *n, int ret)
+{
+	struct call_event *events;
+	unsigned count;
+
+	if (call_end(n, &events, &count))
+		return NODE_CAMERA;
+	for (unsigned i = 0; i < count; i++)
+		event_queue(n, events[i].f, events[i].s, &events[i].ev);
+	return ret;
+}
+
+int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
+	       size_t extra_len, bool nonblock, const void **data, size_t *data_len)
+{
+	if (!n->async || !node_uses_camera(cmd))
+		return ioctl_run(n, f, cmd, arg, extra, extra_len, nonblock, data, data_len);
+	int err = call_begin(n);
+	if (err)
+		return err;
+	int ret = ioctl_run(n, f, cmd, arg, extra, extra_len, nonblock, data, data_len);
+	return call_finish(n, ret);
+}
+
+int node_status_event(struct node *n, uint8_t originator, uint8_t selector, const uint8_t *value,
+		      size_t len)
+{
+	if (!n->async)
+		return status_event(n, originator, selector, value, len);
+	int err = call_begin(n);
+	if (err)
+		return err;
+	int ret = status_event(n, originator, selector, value, len);
+	return call_finish(n, ret);
 }
 
 void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b)

@@ -23,6 +23,22 @@
  * node_ops->... reported a frame (node_frame_ready). */
 #define NODE_WAIT 1
 
+/* node_ioctl()/node_status_event() answer of a node in asynchronous mode
+ * (n->async): the camera must answer node_camera_need() first; hand its
+ * answer to node_camera_answer() and make the same call again, with the
+ * argument as the app sent it (a run may have changed it). Until the call
+ * answers, the device runs no other call that uses the camera (see
+ * node_uses_camera): one call at a time owns the controls, as uvcvideo's
+ * ctrl_mutex. The journal of answers lives in the node (node_call.c). */
+#define NODE_CAMERA 2
+
+/* A camera request a call waits for: GET_* (ctrl.size bytes to answer) or
+ * SET_CUR with the ctrl.size bytes at out. */
+struct node_camera_req {
+	struct ctrls_request ctrl;
+	const uint8_t *out;
+};
+
 struct node_ops {
 	/* Probe (TRY_FMT, S_FMT, S_PARM): SET_CUR/GET_CUR of the probe
 	 * control. Returns 0 or -errno. */
@@ -102,6 +118,10 @@ struct node {
 	 * flags; the device replaces them with the ones it built and read
 	 * GET_INFO for before the start-up probe (uvcvideo's order). */
 	struct ctrls ctrls;
+	/* Camera requests wait (NODE_CAMERA) instead of running through
+	 * ops->ctrl_request; off at start-up, when nothing else is served. */
+	bool async;
+	struct node_call *call; /* the call waiting for the camera (node_call.c) */
 	/* ENUM_FMT/ENUM_FRAMESIZES/ENUM_FRAMEINTERVALS also list the converted
 	 * formats (v4l2/conv_formats); false: exactly uvcvideo's list. */
 	bool convert;
@@ -119,6 +139,21 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	      const struct uvc_probe *probe, const struct node_ops *ops, void *dev,
 	      const struct vq_mem_ops *mem_ops, void *mem_data);
 void node_destroy(struct node *n);
+
+/* Whether the ioctl may need the camera (NODE_CAMERA): controls, control
+ * events, extension units, LOG_STATUS. Pure, for the device's ordering. */
+bool node_uses_camera(unsigned int cmd);
+/* After NODE_CAMERA: the request to make (valid until answered). */
+const struct node_camera_req *node_camera_need(const struct node *n);
+/* Its answer, as node_ops->ctrl_request gives it: the size (answer holds
+ * the bytes of a GET_*) or -errno. 0, -EINVAL (nothing asked), -ENOMEM. */
+int node_camera_answer(struct node *n, int result, const uint8_t *answer);
+/* A call is under way (a request asked or answered, the call not yet
+ * made again to its end). */
+bool node_call_pending(const struct node *n);
+/* The device gives the call up (it will not be made again): the next call
+ * starts afresh. The node's state is as before the call. */
+void node_call_abandon(struct node *n);
 
 void node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);
