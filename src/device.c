@@ -47,9 +47,30 @@ struct held_frame {
 	struct convert_frame_meta meta;
 };
 
+/* A request that needs the camera (node_uses_camera): an app's ioctl, or a
+ * control change from the status endpoint. One runs at a time (it owns the
+ * node's call until it answers); the others wait in line, in order. Each
+ * run starts from the argument as it came (orig), in a copy of its own
+ * (work): the CUSE request may be answered early (interrupted) while the
+ * call goes on to its end, as the camera has its requests already. */
+struct camera_call {
+	struct dev_file *df;      /* NULL: a status event */
+	struct cuse_req *req;     /* NULL: answered already, or a status event */
+	bool parked;              /* registered for interruption */
+	unsigned int cmd;
+	size_t arg_size, extra_len;
+	void *req_arg, *req_extra; /* the CUSE request's buffers (while req) */
+	uint8_t *orig, *work;     /* arg_size + extra_len bytes each */
+	uint8_t originator, selector; /* status event: the control and its value */
+	uint8_t value[64];
+	size_t value_len;
+	struct camera_call *next;
+};
+
 struct dev_file {
 	struct device *dev;
-	struct cuse_file *cuse;
+	struct cuse_file *cuse;   /* NULL once released while its call ran on */
+	bool releasing;           /* released: freed when its call ends */
 	struct node_file nf;
 	struct parked *parked;
 	struct dev_file *next;
@@ -95,6 +116,13 @@ struct device {
 	bool status_running;
 	device_change_cb on_change;
 	void *change_data;
+	/* camera requests: the call first in line runs, its transfer on the wire */
+	struct camera_call *calls;
+	struct usb_ctrl_req *inflight;
+	bool pumping;
+	/* VIDIOC_LOG_STATUS lines of the current run, written once it answers */
+	char *status_text;
+	size_t status_len, status_cap;
 };
 
 static void changed(struct device *dev)
@@ -222,7 +250,8 @@ static void wake_all(struct device *dev)
 			list = p->next;
 			answer_parked(dev, df, p);
 		}
-		cuse_file_notify_poll(df->cuse);
+		if (df->cuse)
+			cuse_file_notify_poll(df->cuse);
 	}
 }
 
@@ -441,8 +470,9 @@ static void op_buffer_queued(void *opaque)
 	give_buffer(opaque);
 }
 
-/* Synchronous: the loop waits for the camera (uvcvideo's 5 s timeout at
- * most), as the kernel's ioctl does; never called from a frame callback. */
+/* Synchronous: for start-up only (GET_INFO, saved settings), before the
+ * node is registered; once clients may come the node is asynchronous and
+ * its requests go through the call queue (camera_call). */
 static int op_ctrl_request(void *opaque, const struct ctrls_request *r, uint8_t *data)
 {
 	struct device *dev = opaque;
@@ -461,6 +491,8 @@ static const struct node_ops node_ops = {
 };
 
 /* --- status endpoint: the camera's own control changes --------------------- */
+
+static void calls_add(struct device *dev, struct camera_call *c);
 
 /* From the loop (usb/ defers it out of libusb's event handling), so the
  * control events may read the camera. */
@@ -485,11 +517,18 @@ static void on_status_packet(void *opaque, const uint8_t *packet, size_t len)
 	 * changes, buttons and stream errors are logged) */
 	if (st.kind != UVC_STATUS_CONTROL || st.attribute != UVC_STATUS_ATTR_VALUE)
 		return;
-	unsigned events = dev->node.events_queued;
-	if (node_status_event(&dev->node, st.originator, st.selector, st.value, st.value_len) < 0)
-		log_debug("status: control %u/%u has no V4L2 control", st.originator, st.selector);
-	if (dev->node.events_queued != events)
-		wake_all(dev);
+	struct camera_call *c = calloc(1, sizeof(*c));
+	if (!c) {
+		log_warn("status: no memory for the change of control %u/%u", st.originator,
+			 st.selector);
+		return;
+	}
+	c->originator = st.originator;
+	c->selector = st.selector;
+	c->value_len = st.value_len < sizeof(c->value) ? st.value_len : sizeof(c->value);
+	if (st.value && c->value_len)
+		memcpy(c->value, st.value, c->value_len);
+	calls_add(dev, c);
 }
 
 static void on_status_error(void *opaque, int err)
@@ -543,16 +582,11 @@ static void status_kmsg_flush(struct status_log *sl)
 	sl->shown = 0;
 }
 
-static void status_line(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void status_line(void *ctx, const char *fmt, ...)
+/* One line to our log and the kernel's. */
+static void status_write(struct status_log *sl, const char *text)
 {
-	struct status_log *sl = ctx;
 	char line[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
+	snprintf(line, sizeof(line), "%s", text);
 	log_info("%s: %s", sl->dev->name, line);
 	if (sl->kmsg < 0)
 		return;
@@ -580,16 +614,54 @@ static void status_line(void *ctx, const char *fmt, ...)
 	sl->shown += len + KMSG_PREFIX;
 }
 
+/* A run of LOG_STATUS may be undone (it waits for the camera and runs
+ * again): its lines are kept, one string each, and written once it
+ * answers (status_emit). */
+static void status_line(void *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status_line(void *ctx, const char *fmt, ...)
+{
+	struct status_log *sl = ctx;
+	struct device *dev = sl->dev;
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	size_t n = strlen(line) + 1;
+	if (dev->status_len + n > dev->status_cap) {
+		size_t cap = dev->status_cap ? 2 * dev->status_cap : 4096;
+		while (cap < dev->status_len + n)
+			cap *= 2;
+		char *t = realloc(dev->status_text, cap);
+		if (!t)
+			return;
+		dev->status_text = t;
+		dev->status_cap = cap;
+	}
+	memcpy(dev->status_text + dev->status_len, line, n);
+	dev->status_len += n;
+}
+
+static void status_emit(struct device *dev)
+{
+	struct status_log sl = { .dev = dev, .kmsg = dev->kmsg };
+	for (size_t off = 0; off < dev->status_len; off += strlen(dev->status_text + off) + 1)
+		status_write(&sl, dev->status_text + off);
+	status_kmsg_flush(&sl);
+	dev->status_len = 0;
+}
+
 static void op_log_status(void *opaque)
 {
 	struct device *dev = opaque;
 	const struct usb_camera_id *id = usb_camera_id(dev->cam);
 	const struct uvc_camera *model = usb_camera_model(dev->cam);
-	struct status_log sl = { .dev = dev };
+	struct status_log sl = { .dev = dev, .kmsg = -1 };
 	struct usb_stream_stats ss;
 	struct usb_status_stats st;
 
-	sl.kmsg = dev->kmsg;
+	dev->status_len = 0; /* what an undone run wrote */
 	usb_stream_get_stats(dev->cam, &ss);
 	usb_status_get_stats(dev->cam, &st);
 	status_line(&sl, "=================  START STATUS  =================");
@@ -622,14 +694,13 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
 	status_line(&sl, "==================  END STATUS  ==================");
-	status_kmsg_flush(&sl);
 }
 
 /* --- cuse ops: requests of the apps ------------------------------------ */
 
 static bool nonblocking(const struct dev_file *df)
 {
-	return cuse_file_flags(df->cuse) & O_NONBLOCK;
+	return df->cuse && (cuse_file_flags(df->cuse) & O_NONBLOCK);
 }
 
 static void park(struct dev_file *df, struct parked *p)
@@ -719,6 +790,175 @@ static void answer_parked(struct device *dev, struct dev_file *df, struct parked
 	free(p);
 }
 
+/* --- camera calls: requests that wait for the camera ------------------------ */
+
+static void call_free(struct camera_call *c)
+{
+	free(c->orig);
+	free(c->work);
+	free(c);
+}
+
+static void release_finish(struct device *dev, struct dev_file *df);
+
+/* The head call answered: its reply (if its caller still waits), what an
+ * answered ioctl brings about, and the release it held back. */
+static void call_done(struct device *dev, struct camera_call *c, int res, unsigned events)
+{
+	struct dev_file *df = c->df;
+	void *arg = c->work, *extra = c->extra_len ? c->work + c->arg_size : NULL;
+	if (!df) {
+		if (res < 0)
+			log_debug("status: control %u/%u has no V4L2 control", c->originator,
+				  c->selector);
+	} else {
+		if (c->cmd == VIDIOC_LOG_STATUS)
+			status_emit(dev);
+		/* the camera has the values even when the caller gave up */
+		if (res == 0)
+			settings_store_note(dev->settings, c->cmd, arg, extra);
+		if (c->req) {
+			memcpy(c->req_arg, arg, c->arg_size);
+			if (c->extra_len)
+				memcpy(c->req_extra, extra, c->extra_len);
+			cuse_reply_ioctl(c->req, res, c->req_arg);
+		}
+	}
+	if (dev->node.events_queued != events)
+		wake_all(dev);
+	if (df && df->releasing) {
+		bool more = false;
+		for (struct camera_call *o = dev->calls; o; o = o->next)
+			more |= o->df == df;
+		if (!more)
+			release_finish(dev, df);
+	}
+}
+
+static void on_call_answer(void *opaque, int result, const uint8_t *answer);
+
+/* Runs the calls in line while none waits for the camera. */
+static void calls_pump(struct device *dev)
+{
+	if (dev->pumping)
+		return; /* a call answered inside another's reply: the loop below goes on */
+	dev->pumping = true;
+	while (dev->calls && !dev->inflight) {
+		struct camera_call *c = dev->calls;
+		unsigned events = dev->node.events_queued;
+		int res;
+		memcpy(c->work, c->orig, c->arg_size + c->extra_len);
+		if (!c->df)
+			res = node_status_event(&dev->node, c->originator, c->selector, c->value,
+						c->value_len);
+		else
+			res = node_ioctl(&dev->node, &c->df->nf, c->cmd, c->work,
+					 c->extra_len ? c->work + c->arg_size : NULL, c->extra_len,
+					 nonblocking(c->df), NULL, NULL);
+		if (res == NODE_CAMERA) {
+			const struct node_camera_req *need = node_camera_need(&dev->node);
+			int err = usb_ctrl_submit(dev->cam, need->ctrl.query, need->ctrl.entity,
+						  need->ctrl.selector, need->out, need->ctrl.size,
+						  on_call_answer, dev, &dev->inflight);
+			if (err) {
+				node_camera_answer(&dev->node, err, NULL);
+				continue;
+			}
+			if (c->req && !c->parked) {
+				c->parked = true;
+				cuse_req_park(c->req); /* may answer it (op_interrupt) at once */
+			}
+			continue;
+		}
+		dev->calls = c->next;
+		call_done(dev, c, res, events);
+		call_free(c);
+	}
+	dev->pumping = false;
+}
+
+static void on_call_answer(void *opaque, int result, const uint8_t *answer)
+{
+	struct device *dev = opaque;
+	dev->inflight = NULL;
+	if (node_camera_answer(&dev->node, result, answer) < 0) {
+		/* no memory for the journal: the call cannot go on */
+		struct camera_call *c = dev->calls;
+		log_warn("camera request: no memory to keep its answer");
+		node_call_abandon(&dev->node);
+		dev->calls = c->next;
+		if (c->req)
+			cuse_reply_ioctl(c->req, -ENOMEM, c->req_arg);
+		call_done(dev, c, -ENOMEM, dev->node.events_queued);
+		call_free(c);
+	}
+	calls_pump(dev);
+}
+
+static void calls_add(struct device *dev, struct camera_call *c)
+{
+	struct camera_call **pp = &dev->calls;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = c;
+	calls_pump(dev);
+}
+
+/* An ioctl that may need the camera: in line behind the others. */
+static void call_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+		       unsigned int cmd, void *arg, void *extra, size_t extra_len)
+{
+	struct camera_call *c = calloc(1, sizeof(*c));
+	size_t size = _IOC_SIZE(cmd) + extra_len;
+	if (c) {
+		c->orig = malloc(size ? size : 1);
+		c->work = malloc(size ? size : 1);
+	}
+	if (!c || !c->orig || !c->work) {
+		if (c)
+			call_free(c);
+		cuse_reply_ioctl(req, -ENOMEM, arg);
+		return;
+	}
+	c->df = df;
+	c->req = req;
+	c->cmd = cmd;
+	c->arg_size = _IOC_SIZE(cmd);
+	c->extra_len = extra_len;
+	c->req_arg = arg;
+	c->req_extra = extra;
+	memcpy(c->orig, arg, c->arg_size);
+	if (extra_len)
+		memcpy(c->orig + c->arg_size, extra, extra_len);
+	if (dev->calls) { /* waits for the camera's other requests */
+		c->parked = true;
+		calls_add(dev, c);
+		cuse_req_park(req);
+		return;
+	}
+	calls_add(dev, c);
+}
+
+/* A caller interrupted while its call waits: answered now. A call not yet
+ * run leaves the line; the one running goes on (the camera has its
+ * request) with nobody to answer. */
+static bool call_interrupt(struct device *dev, struct cuse_req *req)
+{
+	for (struct camera_call **pp = &dev->calls; *pp; pp = &(*pp)->next) {
+		struct camera_call *c = *pp;
+		if (c->req != req)
+			continue;
+		cuse_reply_error(req, EINTR);
+		c->req = NULL;
+		if (c != dev->calls || !node_call_pending(&dev->node)) {
+			*pp = c->next;
+			call_free(c);
+		}
+		return true;
+	}
+	return false;
+}
+
 static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 {
 	struct device *dev = ctx;
@@ -737,18 +977,9 @@ static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	return 0;
 }
 
-static void op_release(void *ctx, void *data)
+/* The rest of a release, once no call of the file runs. */
+static void release_finish(struct device *dev, struct dev_file *df)
 {
-	struct device *dev = ctx;
-	struct dev_file *df = data;
-	while (df->parked) { /* CUSE answers every request before release */
-		struct parked *p = df->parked;
-		df->parked = p->next;
-		cuse_reply_error(p->req, EINTR);
-		free(p);
-	}
-	if (dev->bufshare)
-		bufshare_forget(dev->bufshare, df);
 	hint_mmap(dev, df);
 	node_release(&dev->node, &df->nf);
 	for (struct dev_file **pp = &dev->files; *pp; pp = &(*pp)->next) {
@@ -762,6 +993,49 @@ static void op_release(void *ctx, void *data)
 	/* a released queue may let another file's read() start */
 	wake_all(dev);
 	changed(dev);
+}
+
+static void op_release(void *ctx, void *data)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	while (df->parked) { /* CUSE answers every request before release */
+		struct parked *p = df->parked;
+		df->parked = p->next;
+		cuse_reply_error(p->req, EINTR);
+		free(p);
+	}
+	if (dev->bufshare)
+		bufshare_forget(dev->bufshare, df);
+	/* Its calls were answered (interrupted) before the release came; one
+	 * may still wait for the camera, and uses the file when it runs
+	 * again: the file goes when it ends, as the kernel's release waits
+	 * for the ioctls in progress. Those not started just leave. */
+	bool running = false;
+	for (struct camera_call **pp = &dev->calls; *pp;) {
+		struct camera_call *c = *pp;
+		if (c->df != df) {
+			pp = &c->next;
+			continue;
+		}
+		if (c->req) { /* cannot happen: CUSE answers every request first */
+			cuse_reply_error(c->req, EINTR);
+			c->req = NULL;
+		}
+		if (c == dev->calls && node_call_pending(&dev->node)) {
+			running = true;
+			pp = &c->next;
+			continue;
+		}
+		*pp = c->next;
+		call_free(c);
+	}
+	df->cuse = NULL;
+	if (running) {
+		df->releasing = true;
+		return;
+	}
+	release_finish(dev, df);
 }
 
 /* The buffer socket opens to whoever may open the node (udev may have
@@ -801,6 +1075,10 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		int flags = cuse_file_flags(df->cuse) & ~O_NONBLOCK;
 		cuse_file_set_flags(df->cuse, flags | ((int)ff->flags & O_NONBLOCK));
 		cuse_reply_ioctl(req, 0, arg);
+		return;
+	}
+	if (dev->node.async && node_uses_camera(cmd)) {
+		call_ioctl(dev, df, req, cmd, arg, extra, extra_len);
 		return;
 	}
 	/* The library's DQBUF: a USERPTR frame stays in the buffer's staging
@@ -883,8 +1161,9 @@ static unsigned op_poll(void *ctx, void *data, unsigned requested)
 
 static void op_interrupt(void *ctx, void *data, struct cuse_req *req)
 {
-	(void)ctx;
 	struct dev_file *df = data;
+	if (call_interrupt(ctx, req))
+		return;
 	for (struct parked **pp = &df->parked; *pp; pp = &(*pp)->next) {
 		struct parked *p = *pp;
 		if (p->req == req) {
@@ -1036,6 +1315,8 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	struct settings_camera scam = { .vid = id->vid, .pid = id->pid, .serial = id->serial,
 					.port_path = id->port_path, .product = id->product };
 	settings_store_open(loop, &dev->node, &cfg->settings, &scam, &dev->settings);
+	/* from here on clients may come: camera requests no longer block */
+	dev->node.async = true;
 	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
 	res = cuse_server_new(loop, &cc, &cuse_ops, dev, &dev->cuse);
 	if (res) {
@@ -1079,6 +1360,14 @@ void device_free(struct device *dev)
 	if (dev->kmsg >= 0)
 		close(dev->kmsg);
 	settings_store_close(dev->settings); /* a change not yet saved is saved now */
+	usb_ctrl_cancel(dev->inflight);
+	node_call_abandon(&dev->node);
+	while (dev->calls) {
+		struct camera_call *c = dev->calls;
+		dev->calls = c->next;
+		call_free(c);
+	}
+	free(dev->status_text);
 	while (dev->files) {
 		struct dev_file *df = dev->files;
 		dev->files = df->next;
