@@ -927,19 +927,23 @@ static int subscribe(struct node *n, struct node_file *f, const struct v4l2_even
 	}
 	if (f->n_subs == NODE_MAX_SUBS)
 		return -ENOMEM;
+	bool initial = !is_class && (sub->flags & V4L2_EVENT_SUB_FL_SEND_INITIAL);
+	if (initial) {
+		CTRL_RUN(n, ret, ctrls_get_map(&n->ctrls, (unsigned)k, &val));
+		if (ret == 0)
+			changes |= V4L2_EVENT_CTRL_CH_VALUE;
+		fill_event(n, (unsigned)k, val, changes, &ev);
+		if (call_aborted(n))
+			return CALL_PENDING; /* subscribed when the run is made again */
+	}
 	s = &f->subs[f->n_subs++];
 	memset(s, 0, sizeof(*s));
 	s->type = sub->type;
 	s->id = sub->id;
 	s->flags = sub->flags;
 	s->map = is_class ? NULL : n->ctrls.maps[k].map;
-	if (is_class || !(sub->flags & V4L2_EVENT_SUB_FL_SEND_INITIAL))
-		return 0;
-	CTRL_RUN(n, ret, ctrls_get_map(&n->ctrls, (unsigned)k, &val));
-	if (ret == 0)
-		changes |= V4L2_EVENT_CTRL_CH_VALUE;
-	fill_event(n, (unsigned)k, val, changes, &ev);
-	event_queue(n, f, s, &ev);
+	if (initial)
+		event_queue(n, f, s, &ev);
 	return 0;
 }
 

@@ -130,6 +130,11 @@ bool call_running(const struct node *n)
 	return n->call && n->call->running;
 }
 
+bool call_aborted(const struct node *n)
+{
+	return call_running(n) && n->call->aborted;
+}
+
 static bool is_set(const struct ctrls_request *r)
 {
 	return r->query == UVC_SET_CUR;
@@ -275,6 +280,14 @@ void node_call_abandon(struct node *n)
 	struct node_call *c = n->call;
 	if (!c)
 		return;
+	/* the camera took the values the journal sent: what the controls
+	 * cached of them is no longer known */
+	for (unsigned i = 0; i < c->n_log; i++) {
+		const struct ctrls_request *r = &c->log[i].r;
+		int k = ctrls_find_uvc(&n->ctrls, r->entity, r->selector);
+		if (is_set(r) && c->log[i].result >= 0 && k >= 0)
+			ctrls_invalidate(&n->ctrls, (unsigned)k);
+	}
 	log_truncate(c, 0);
 	c->need_valid = false;
 }

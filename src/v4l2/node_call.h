@@ -23,6 +23,9 @@ int call_begin(struct node *n);
 /* In a run: whether the request goes through the journal (else: the
  * synchronous ops->ctrl_request). */
 bool call_running(const struct node *n);
+/* The run met a request without an answer: it will be undone, so state
+ * outside the controls (a subscription) must not change. */
+bool call_aborted(const struct node *n);
 /* One request of a run: the journal's answer (result as
  * node_ops->ctrl_request, GET_* bytes into data), or CALL_PENDING when the
  * camera must be asked first. */

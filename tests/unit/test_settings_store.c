@@ -23,6 +23,7 @@
 #include "profile.h"
 #include "settings.h"
 #include "settings_store.h"
+#include "node_fixture.h"
 #include "unit_run.h"
 #include "vcam_fixture.h"
 #include "v4l2/node.h"
@@ -163,17 +164,6 @@ static void on_camera_log(void *opaque, const char *line)
 	snprintf(camlog + len, sizeof(camlog) - len, "%s\n", line);
 }
 
-static int vcam_errno(uint8_t code)
-{
-	switch (code) {
-	case 1: return -EBUSY;
-	case 2: return -EACCES;
-	case 4: return -ERANGE;
-	case 5: case 6: case 7: case 8: return -EINVAL;
-	default: return -EPIPE;
-	}
-}
-
 static int ctrl_request(void *dev, const struct ctrls_request *r, uint8_t *data)
 {
 	(void)dev;
@@ -215,21 +205,7 @@ static const struct node_ops ops = {
 	.ctrl_request = ctrl_request,
 };
 
-static int mem_alloc(void *data, struct vq_buffer *b, size_t size)
-{
-	(void)data;
-	b->mem = calloc(1, size);
-	b->length = size;
-	return b->mem ? 0 : -ENOMEM;
-}
-
-static void mem_release(void *data, struct vq_buffer *b)
-{
-	(void)data;
-	free(b->mem);
-}
-
-static const struct vq_mem_ops mem = { .alloc = mem_alloc, .release = mem_release };
+static const struct vq_mem_ops mem = { .alloc = heap_mem_alloc, .release = heap_mem_release };
 
 static const struct settings_camera cam = {
 	.vid = 0x1d6b, .pid = 0x0104, .serial = "SN42", .port_path = "1-1", .product = "vcam"

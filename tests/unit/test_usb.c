@@ -397,6 +397,25 @@ START_TEST(test_request_error_codes)
 }
 END_TEST
 
+/* A queued control transfer's completion answers what the synchronous
+ * libusb_control_transfer() answered (so uvc_query_ctrl's mapping above
+ * sees the same): the bytes, a timeout as -ETIMEDOUT (uvcvideo's answer
+ * too), a STALL as -EPIPE (then the error code is read), a camera gone. */
+START_TEST(test_transfer_errno)
+{
+	static const struct {
+		int status, actual, err;
+	} cases[] = {
+		{ LIBUSB_TRANSFER_COMPLETED, 2, 2 },   { LIBUSB_TRANSFER_COMPLETED, 0, 0 },
+		{ LIBUSB_TRANSFER_TIMED_OUT, 0, -ETIMEDOUT }, { LIBUSB_TRANSFER_STALL, 0, -EPIPE },
+		{ LIBUSB_TRANSFER_NO_DEVICE, 0, -ENODEV },  { LIBUSB_TRANSFER_OVERFLOW, 0, -EOVERFLOW },
+		{ LIBUSB_TRANSFER_ERROR, 0, -EIO },        { LIBUSB_TRANSFER_CANCELLED, 0, -EIO },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_int_eq(usb_transfer_errno(cases[i].status, cases[i].actual), cases[i].err);
+}
+END_TEST
+
 /* A transfer that outlived its camera: its late callback (as libusb runs
  * it, from the transfer's callback field) touches nothing of the freed
  * camera (ASan) and frees the transfer and its heap buffer (LSan). */
@@ -435,6 +454,7 @@ int main(void)
 	tcase_add_test(tc, test_plan_corners);
 	tcase_add_test(tc, test_fixup);
 	tcase_add_test(tc, test_request_error_codes);
+	tcase_add_test(tc, test_transfer_errno);
 	tcase_add_test(tc, test_orphaned_transfer);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -17,6 +17,7 @@
 #include "controls.h"    /* tests/vcam */
 #include "descriptors.h" /* tests/vcam */
 #include "profile.h"
+#include "node_fixture.h"
 #include "unit_run.h"
 #include "vcam_fixture.h"
 #include "v4l2/node.h"
@@ -73,22 +74,7 @@ static const struct node_ops ops = {
 	.buffer_queued = fake_buffer_queued,
 };
 
-static int mem_alloc(void *data, struct vq_buffer *b, size_t size)
-{
-	(void)data;
-	b->mem = calloc(1, size);
-	b->length = size;
-	return b->mem ? 0 : -ENOMEM;
-}
-
-static void mem_release(void *data, struct vq_buffer *b)
-{
-	(void)data;
-	free(b->mem);
-	b->mem = NULL;
-}
-
-static const struct vq_mem_ops mem = { .alloc = mem_alloc, .release = mem_release };
+static const struct vq_mem_ops mem = { .alloc = heap_mem_alloc, .release = heap_mem_release };
 
 static void setup_profile(const char *name)
 {
@@ -750,28 +736,10 @@ static struct vcam_controls *vc;
 static unsigned ctrl_requests, set_curs;
 static int ctrl_fail_set; /* answer SET_CUR with this errno */
 
-/* uvc_query_ctrl's errno for the code the vcam keeps after a STALL. */
-static int vcam_errno(uint8_t code)
-{
-	switch (code) {
-	case 1: return -EBUSY;
-	case 2: return -EILSEQ;
-	case 3: return -EREMOTE;
-	case 4: return -ERANGE;
-	case 5: case 6: case 7: return -EIO;
-	case 8: return -EINVAL;
-	default: return -EPIPE;
-	}
-}
-
 static int fake_ctrl_request(void *dev, const struct ctrls_request *r, uint8_t *data)
 {
 	(void)dev;
-	const struct uvc_entity *e = uvc_camera_find_entity(camera, r->entity);
-	ck_assert_ptr_nonnull(e);
-	enum vcam_entity ve = e->kind == UVC_ENTITY_PROCESSING_UNIT ? VCAM_ENTITY_PROCESSING
-			      : e->kind == UVC_ENTITY_EXTENSION_UNIT  ? VCAM_ENTITY_EXTENSION
-								      : VCAM_ENTITY_CAMERA;
+	enum vcam_entity ve = vcam_entity_of(camera, r->entity);
 	ctrl_requests++;
 	if (r->query == UVC_SET_CUR) {
 		set_curs++;
