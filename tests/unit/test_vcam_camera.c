@@ -73,6 +73,9 @@ static int32_t reply_status(const struct reply *r)
 	return (int32_t)be32(r->header + 20);
 }
 
+static unsigned ctrl_delay_ms;
+static bool ctrl_hang;
+
 static struct vcam_camera *camera(const char *profile)
 {
 	struct vcam_camera_config cfg = {
@@ -81,6 +84,8 @@ static struct vcam_camera *camera(const char *profile)
 		.send = fake_send,
 		.clock = fake_clock,
 		.frames = fake_frames,
+		.ctrl_delay_ms = ctrl_delay_ms,
+		.ctrl_hang = ctrl_hang,
 	};
 	n_replies = 0;
 	fake_now = 1000000000ull;
@@ -116,6 +121,71 @@ static struct reply *control(struct vcam_camera *cam, uint8_t type, uint8_t requ
 	ck_assert_uint_eq(be32(replies[0].header + 4), h.seqnum);
 	return &replies[0];
 }
+
+/* A control transfer sent; n_replies says whether it was answered. */
+static void submit_control(struct vcam_camera *cam, uint32_t seqnum, uint8_t type, uint8_t request,
+			   uint16_t value, uint16_t index, uint16_t length)
+{
+	struct usbip_header h = {
+		.command = USBIP_CMD_SUBMIT, .seqnum = seqnum, .ep = 0,
+		.direction = (type & USB_DIR_IN) ? USBIP_DIR_IN : USBIP_DIR_OUT,
+		.length = length,
+		.setup = { type, request, value & 0xff, value >> 8, index & 0xff, index >> 8,
+			   length & 0xff, length >> 8 },
+	};
+	uint8_t out[64] = { 0 };
+	ck_assert_int_eq(vcam_camera_command(cam, &h, out, NULL, fake_now), 0);
+}
+
+/* --ctrl-delay-ms: GET_CUR of a unit control is answered that late, the
+ * requests after it behind it, in order; GET_INFO alone would be at once.
+ * --ctrl-hang: never, until the host unlinks it. */
+START_TEST(slow_controls_answer_late_in_order)
+{
+	const uint8_t in = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE;
+	const uint16_t pu = VCAM_ID_PROCESSING << 8 | VCAM_IF_CONTROL;
+	ctrl_delay_ms = 2000;
+	struct vcam_camera *cam = camera("default");
+	n_replies = 0;
+	submit_control(cam, 7000, in, UVC_GET_INFO, UVC_PU_BRIGHTNESS_CONTROL << 8, pu, 1);
+	ck_assert_uint_eq(n_replies, 1); /* not a value: at once */
+	n_replies = 0;
+	submit_control(cam, 7001, in, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, pu, 2);
+	submit_control(cam, 7002, in, UVC_GET_INFO, UVC_PU_CONTRAST_CONTROL << 8, pu, 1);
+	ck_assert_uint_eq(n_replies, 0);
+	ck_assert_uint_le(vcam_camera_deadline(cam), fake_now + 2000000000ull);
+	fake_now += 1999000000ull;
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+	ck_assert_uint_eq(n_replies, 0);
+	fake_now += 1000000ull;
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+	ck_assert_uint_eq(n_replies, 2);
+	ck_assert_uint_eq(be32(replies[0].header + 4), 7001);
+	ck_assert_int_eq(reply_status(&replies[0]), 0);
+	ck_assert_uint_eq(replies[0].length, 2);
+	ck_assert_uint_eq(be32(replies[1].header + 4), 7002);
+	release(cam);
+
+	ctrl_delay_ms = 0;
+	ctrl_hang = true;
+	cam = camera("default");
+	n_replies = 0;
+	submit_control(cam, 7100, in, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, pu, 2);
+	fake_now += 60000000000ull;
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+	for (unsigned i = 0; i < n_replies; i++)
+		ck_assert_uint_ne(be32(replies[i].header + 4), 7100);
+	n_replies = 0;
+	struct usbip_header unlink = { .command = USBIP_CMD_UNLINK, .seqnum = 7101,
+				       .unlink_seqnum = 7100 };
+	ck_assert_int_eq(vcam_camera_command(cam, &unlink, NULL, NULL, fake_now), 0);
+	ck_assert_uint_eq(n_replies, 1);
+	ck_assert_uint_eq(be32(replies[0].header), USBIP_RET_UNLINK);
+	ck_assert_int_eq(reply_status(&replies[0]), -ECONNRESET);
+	release(cam);
+	ctrl_hang = false;
+}
+END_TEST
 
 START_TEST(enumerates_like_a_usb_device)
 {
@@ -298,6 +368,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, enumerates_like_a_usb_device);
+	tcase_add_test(tc, slow_controls_answer_late_in_order);
 	tcase_add_test(tc, probe_commit_and_stalls);
 	tcase_add_test(tc, iso_stream_is_paced_and_unlinkable);
 	suite_add_tcase(s, tc);

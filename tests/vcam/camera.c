@@ -30,6 +30,16 @@ struct urb_queue {
 	struct urb *head, **tail;
 };
 
+/* An endpoint 0 answer sent later (ctrl_delay_ms, ctrl_hang). */
+struct held_reply {
+	uint32_t seqnum;
+	uint64_t due_ns;          /* UINT64_MAX: never (ctrl_hang) */
+	uint8_t header[USBIP_HEADER_SIZE];
+	uint8_t *data;
+	size_t length;
+	struct held_reply *next;
+};
+
 struct vcam_camera {
 	struct vcam_camera_config cfg;
 	const struct vcam_profile *profile;
@@ -66,6 +76,11 @@ struct vcam_camera {
 	size_t scratch_size;
 
 	struct vcam_camera_stats stats;
+
+	/* endpoint 0 answers waiting (in order), and when the one being
+	 * made goes out (0: at once) */
+	struct held_reply *held;
+	uint64_t hold_until;
 };
 
 #define LOG(...) fprintf(stderr, "vcam: " __VA_ARGS__)
@@ -146,7 +161,54 @@ static int reply(struct vcam_camera *cam, const struct usbip_header *h, int32_t 
 		actual = h->length;
 	usbip_encode_ret_submit(header, h->seqnum, status, actual, 0, (int32_t)packets, 0);
 	cam->stats.urbs++;
+	if (h->ep == 0 && (cam->hold_until || cam->held)) {
+		struct held_reply *r = calloc(1, sizeof(*r));
+		if (!r || (length && !(r->data = malloc(length)))) {
+			free(r);
+			return -ENOMEM;
+		}
+		r->seqnum = h->seqnum;
+		r->due_ns = cam->hold_until;
+		memcpy(r->header, header, sizeof(header));
+		if (length)
+			memcpy(r->data, data, length);
+		r->length = length;
+		struct held_reply **pp = &cam->held;
+		while (*pp) {
+			/* never before the answer ahead of it */
+			if ((*pp)->due_ns > r->due_ns)
+				r->due_ns = (*pp)->due_ns;
+			pp = &(*pp)->next;
+		}
+		*pp = r;
+		return 0;
+	}
 	return cam->cfg.send(cam->cfg.ctx, header, data, length, iso, packets);
+}
+
+static void held_free(struct vcam_camera *cam)
+{
+	while (cam->held) {
+		struct held_reply *r = cam->held;
+		cam->held = r->next;
+		free(r->data);
+		free(r);
+	}
+}
+
+/* The held answers that are due, in order. */
+static int send_held(struct vcam_camera *cam, uint64_t now_ns)
+{
+	while (cam->held && cam->held->due_ns <= now_ns) {
+		struct held_reply *r = cam->held;
+		cam->held = r->next;
+		int err = cam->cfg.send(cam->cfg.ctx, r->header, r->data, r->length, NULL, 0);
+		free(r->data);
+		free(r);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* The controls keep VC_REQUEST_ERROR_CODE_CONTROL for every request. */
@@ -603,11 +665,13 @@ static int control_request(struct vcam_camera *cam, const struct usbip_header *h
 	return reply(cam, h, 0, NULL, 0, NULL, 0);
 }
 
+static int endpoint0_class(struct vcam_camera *cam, const struct usbip_header *h,
+			   const struct usb_ctrlrequest *rp, const uint8_t *out, uint64_t now_ns);
+
 static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, const uint8_t *out,
 		     uint64_t now_ns)
 {
 	struct usb_ctrlrequest r;
-	uint8_t data[512];
 
 	r.bRequestType = h->setup[0];
 	r.bRequest = h->setup[1];
@@ -617,6 +681,25 @@ static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, cons
 
 	if ((r.bRequestType & USB_TYPE_MASK) == USB_TYPE_STANDARD)
 		return standard_request(cam, h, &r, now_ns);
+	/* a slow camera: the values of its units take long (not GET_INFO,
+	 * ranges, the error code, probe and commit) */
+	if ((cam->cfg.ctrl_delay_ms || cam->cfg.ctrl_hang) && (r.wIndex & 0xff) == VCAM_IF_CONTROL &&
+	    (r.wIndex >> 8) != 0 && (r.bRequest == UVC_GET_CUR || r.bRequest == UVC_SET_CUR)) {
+		cam->hold_until = cam->cfg.ctrl_hang ? UINT64_MAX :
+						       now_ns + (uint64_t)cam->cfg.ctrl_delay_ms * 1000000u;
+		int err = endpoint0_class(cam, h, &r, out, now_ns);
+		cam->hold_until = 0;
+		return err;
+	}
+	return endpoint0_class(cam, h, &r, out, now_ns);
+}
+
+static int endpoint0_class(struct vcam_camera *cam, const struct usbip_header *h,
+			   const struct usb_ctrlrequest *rp, const uint8_t *out, uint64_t now_ns)
+{
+	struct usb_ctrlrequest r = *rp;
+	uint8_t data[512];
+
 	if ((r.bRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS ||
 	    (r.bRequestType & USB_RECIP_MASK) != USB_RECIP_INTERFACE || r.wLength > sizeof(data) ||
 	    (size_t)h->length < r.wLength)
@@ -642,9 +725,23 @@ static int unlink_urb(struct vcam_camera *cam, const struct usbip_header *h)
 	struct urb *u = queue_remove(&cam->video_urbs, h->unlink_seqnum);
 	if (!u)
 		u = queue_remove(&cam->status_urbs, h->unlink_seqnum);
+	bool found = u != NULL;
+	/* an answer held back (a request the host gave up on, timed out) */
+	for (struct held_reply **pp = &cam->held; *pp && !found; pp = &(*pp)->next) {
+		struct held_reply *r = *pp;
+		if (r->seqnum == h->unlink_seqnum) {
+			*pp = r->next;
+			free(r->data);
+			free(r);
+			found = true;
+			LOG("control request %u unlinked by the host before its answer\n",
+			    h->unlink_seqnum);
+			break;
+		}
+	}
 	uint8_t header[USBIP_HEADER_SIZE];
 	/* -ECONNRESET: unlinked before completion; 0: it had completed already. */
-	usbip_encode_ret_unlink(header, h->seqnum, u ? -ECONNRESET : 0);
+	usbip_encode_ret_unlink(header, h->seqnum, found ? -ECONNRESET : 0);
 	urb_free(u);
 	return cam->cfg.send(cam->cfg.ctx, header, NULL, 0, NULL, 0);
 }
@@ -690,6 +787,8 @@ int vcam_camera_command(struct vcam_camera *cam, const struct usbip_header *h,
 uint64_t vcam_camera_deadline(const struct vcam_camera *cam)
 {
 	uint64_t t = cam->next_tick_ns;
+	if (cam->held && cam->held->due_ns < t)
+		t = cam->held->due_ns;
 	if (cam->streaming && cam->frames && cam->video_urbs.head && !cam->payload.in_frame &&
 	    !cam->cfg.unpaced && !cam->paused) {
 		uint64_t due = cam->stream_start_ns + cam->next_index * cam->interval_ns;
@@ -713,6 +812,9 @@ void vcam_camera_pause(struct vcam_camera *cam, bool paused, uint64_t now_ns)
 
 int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns)
 {
+	int held_err = send_held(cam, now_ns);
+	if (held_err)
+		return held_err;
 	if (now_ns >= cam->next_tick_ns) {
 		struct vcam_control_event events[8];
 		size_t n = vcam_controls_tick(cam->controls, now_ns, events, 8);
@@ -743,6 +845,7 @@ void vcam_camera_unplugged(struct vcam_camera *cam)
 	stop_streaming(cam, "unplugged");
 	queue_clear(&cam->video_urbs);
 	queue_clear(&cam->status_urbs);
+	held_free(cam);
 	controls_reset(cam);
 	power_on_state(cam);
 }
@@ -781,6 +884,7 @@ void vcam_camera_free(struct vcam_camera *cam)
 		return;
 	queue_clear(&cam->video_urbs);
 	queue_clear(&cam->status_urbs);
+	held_free(cam);
 	vcam_controls_free(cam->controls);
 	free(cam->scratch);
 	free(cam->corrupt);

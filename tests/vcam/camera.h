@@ -20,6 +20,11 @@ struct vcam_camera_config {
 	bool unpaced;          /* frames as fast as the host takes them */
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
 	unsigned corrupt_jpeg_every; /* damage the scan of every Nth MJPEG frame (0: never) */
+	/* GET_CUR and SET_CUR of unit and terminal controls are answered this
+	 * late (ms), or never with ctrl_hang (the host times out and unlinks);
+	 * endpoint 0 answers the requests after them in order, behind them. */
+	unsigned ctrl_delay_ms;
+	bool ctrl_hang;
 	/* The frames of a format and size, owned by the caller, or NULL with
 	 * errno EAGAIN while they are still being drawn (then call
 	 * vcam_camera_run() again once they may be ready). */

@@ -16,6 +16,7 @@ check "unknown profile" 2 "unknown profile 'nope'" "$vcam" --profile nope
 check "stray argument" 2 "unexpected argument" "$vcam" extra
 check "bad --error-every" 2 "error-every" "$vcam" --error-every 0
 check "bad --corrupt-jpeg-every" 2 "corrupt-jpeg-every" "$vcam" --corrupt-jpeg-every x
+check "bad --ctrl-delay-ms" 2 "ctrl-delay-ms" "$vcam" --ctrl-delay-ms 0
 if [ -e /sys/devices/platform/vhci_hcd.0/attach ]; then
 	echo "skip: vhci-hcd is loaded here, not testing its absence"
 else

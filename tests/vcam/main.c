@@ -215,6 +215,8 @@ static void usage(FILE *f)
 		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
 		"      --corrupt-jpeg-every N  damage the entropy-coded data of every Nth\n"
 		"                         MJPEG frame (RST markers where none belong)\n"
+		"      --ctrl-delay-ms N  answer GET_CUR/SET_CUR of unit controls N ms late\n"
+		"      --ctrl-hang        never answer them (the host's timeout fires)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
 		"  -l, --list-profiles    list the profiles and exit\n"
 		"  -d, --describe         print the formats, sizes, rates and V4L2 controls a host\n"
@@ -328,6 +330,19 @@ static void list_profiles(void)
 	}
 }
 
+/* A count option from 1 to a million; -1 (with the message) otherwise. */
+static int parse_count(const char *name, const char *arg, unsigned *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*end || n < 1 || n > 1000000) {
+		fprintf(stderr, "uvcuse-vcam: --%s needs a number from 1\n", name);
+		return -1;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -336,6 +351,8 @@ int main(int argc, char **argv)
 		{ "unpaced", no_argument, NULL, 'u' },
 		{ "error-every", required_argument, NULL, 'e' },
 		{ "corrupt-jpeg-every", required_argument, NULL, 'C' },
+		{ "ctrl-delay-ms", required_argument, NULL, 'D' },
+		{ "ctrl-hang", no_argument, NULL, 'Z' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "list-profiles", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'd' },
@@ -360,26 +377,21 @@ int main(int argc, char **argv)
 		case 'u':
 			cfg.unpaced = true;
 			break;
-		case 'e': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 1000000) {
-				fprintf(stderr, "uvcuse-vcam: --error-every needs a number from 1\n");
+		case 'e':
+			if (parse_count("error-every", optarg, &cfg.error_every))
 				return 2;
-			}
-			cfg.error_every = (unsigned)n;
 			break;
-		}
-		case 'C': {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 1000000) {
-				fprintf(stderr, "uvcuse-vcam: --corrupt-jpeg-every needs a number from 1\n");
+		case 'C':
+			if (parse_count("corrupt-jpeg-every", optarg, &cfg.corrupt_jpeg_every))
 				return 2;
-			}
-			cfg.corrupt_jpeg_every = (unsigned)n;
 			break;
-		}
+		case 'D':
+			if (parse_count("ctrl-delay-ms", optarg, &cfg.ctrl_delay_ms))
+				return 2;
+			break;
+		case 'Z':
+			cfg.ctrl_hang = true;
+			break;
 		case 'H':
 			h264_file = optarg;
 			break;
