@@ -855,8 +855,11 @@ static void calls_pump(struct device *dev)
 			res = node_ioctl(&dev->node, &c->df->nf, c->cmd, c->work,
 					 c->extra_len ? c->work + c->arg_size : NULL, c->extra_len,
 					 nonblocking(c->df), NULL, NULL);
-		if (res == NODE_CAMERA) {
-			const struct node_camera_req *need = node_camera_need(&dev->node);
+		const struct node_camera_req *need =
+			res == NODE_CAMERA ? node_camera_need(&dev->node) : NULL;
+		if (res == NODE_CAMERA && !need)
+			res = -EIO; /* cannot happen: a call waits for a request it names */
+		if (need) {
 			int err = usb_ctrl_submit(dev->cam, need->ctrl.query, need->ctrl.entity,
 						  need->ctrl.selector, need->out, need->ctrl.size,
 						  on_call_answer, dev, &dev->inflight);

@@ -29,8 +29,9 @@
  * argument as the app sent it (a run may have changed it). Until the call
  * answers, the device runs no other call that uses the camera (see
  * node_uses_camera): one call at a time owns the controls, as uvcvideo's
- * ctrl_mutex. The journal of answers lives in the node (node_call.c). */
-#define NODE_CAMERA 2
+ * ctrl_mutex. The journal of answers lives in the node (node_call.c).
+ * Above any count node_status_event() returns, so that it stays apart. */
+#define NODE_CAMERA 0x10000
 
 /* A camera request a call waits for: GET_* (ctrl.size bytes to answer) or
  * SET_CUR with the ctrl.size bytes at out. */
@@ -50,8 +51,9 @@ struct node_ops {
 	void (*buffer_queued)(void *dev);
 	/* A UVC control request (GET_* into data, SET_CUR from data, r->size
 	 * bytes), synchronous, as uvc_query_ctrl: r->size on success or
-	 * -errno. Called from ioctls only, never from frame callbacks. NULL:
-	 * every request fails with -EIO. */
+	 * -errno. Only while the node is not asynchronous (n->async: start-up);
+	 * afterwards requests come back as NODE_CAMERA. NULL: every request
+	 * fails with -EIO. */
 	int (*ctrl_request)(void *dev, const struct ctrls_request *r, uint8_t *data);
 	/* VIDIOC_LOG_STATUS: log the device's state (node_log_status gives
 	 * the node's part). NULL: nothing is logged, the ioctl succeeds. */
@@ -159,7 +161,8 @@ void node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);
 
 /* One ioctl with its argument in daemon memory. Returns 0 (arg holds the
- * answer), -errno, or NODE_WAIT (only for a blocking DQBUF or DQEVENT). For DQBUF of
+ * answer), -errno, NODE_WAIT (only for a blocking DQBUF or DQEVENT), or
+ * NODE_CAMERA (asynchronous node, node_uses_camera(cmd)). For DQBUF of
  * USERPTR memory, data and data_len are set to the frame bytes the caller must
  * copy to arg's m.userptr (-E2BIG, the frame kept, when they exceed
  * max_userptr_copy); with data NULL the frame stays in the buffer's
@@ -198,10 +201,11 @@ unsigned node_poll(struct node *n, struct node_file *f, unsigned requested);
  * V4L2_EVENT_CTRL with CH_VALUE (the slaves of a master first, with
  * CH_FLAGS) to its subscribers, all of them unless the file that set an
  * asynchronous control awaits this report (it then gets it only with
- * ALLOW_FEEDBACK). The control's cached value is dropped. May make
- * synchronous requests (node_ops->ctrl_request): call it from the loop,
- * never from a transfer callback. Returns the number of mappings reported,
- * or -ENOENT when no known control (with mappings) matches. */
+ * ALLOW_FEEDBACK). The control's cached value is dropped. Its requests
+ * (the ranges and values the events carry) are synchronous, or, on an
+ * asynchronous node, NODE_CAMERA as for node_ioctl. Returns the number of
+ * mappings reported, or -ENOENT when no known control (with mappings)
+ * matches. */
 int node_status_event(struct node *n, uint8_t originator, uint8_t selector, const uint8_t *value,
 		      size_t len);
 
