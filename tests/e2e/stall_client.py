@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Clients of tests/e2e/daemon-stall.sh.
+
+    stall_client.py stream NODE SECONDS OUT   read() frames, one CLOCK_MONOTONIC
+                                              time per frame into OUT
+    stall_client.py gctrl NODE [INTERRUPT_S]  VIDIOC_G_CTRL brightness; prints
+                                              "start end result" (result: the
+                                              value or an errno name); with
+                                              INTERRUPT_S a signal interrupts it
+    stall_client.py rates TIMES T0 T1         frames/s before [T0, T1) and during it
+"""
+import errno
+import fcntl
+import os
+import signal
+import struct
+import sys
+import time
+
+VIDIOC_G_CTRL = 0xC008561B  # _IOWR('V', 27, struct v4l2_control)
+V4L2_CID_BRIGHTNESS = 0x00980900
+
+
+def stream(node, seconds, out):
+    fd = os.open(node, os.O_RDWR)
+    end = time.monotonic() + seconds
+    times = []
+    while time.monotonic() < end:
+        data = os.read(fd, 4 << 20)
+        if data:
+            times.append(time.monotonic())
+    os.close(fd)
+    with open(out, "w") as f:
+        f.writelines("%.6f\n" % t for t in times)
+    print("%d frames in %.1f s" % (len(times), seconds))
+
+
+class Interrupted(Exception):
+    pass
+
+
+def gctrl(node, interrupt_s):
+    fd = os.open(node, os.O_RDWR)
+    if interrupt_s:
+        def on_alarm(signum, frame):
+            raise Interrupted()
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, interrupt_s)
+    start = time.monotonic()
+    try:
+        arg = fcntl.ioctl(fd, VIDIOC_G_CTRL, struct.pack("=Ii", V4L2_CID_BRIGHTNESS, 0))
+        result = str(struct.unpack("=Ii", arg)[1])
+    except Interrupted:
+        result = "EINTR"
+    except OSError as e:
+        result = errno.errorcode.get(e.errno, str(e.errno))
+    end = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    os.close(fd)
+    print("%.6f %.6f %s" % (start, end, result))
+
+
+def rates(path, t0, t1):
+    """The stall's rate against the 3 s before it, each second of those
+    apart: the noise of this run. Prints before, noise, during (frames/s)."""
+    times = [float(line) for line in open(path)]
+    seconds = [sum(1 for t in times if t0 - k - 1 <= t < t0 - k) for k in range(3)]
+    before = sum(seconds) / 3.0
+    noise = max(seconds) - min(seconds)
+    during = sum(1 for t in times if t0 <= t < t1) / (t1 - t0)
+    print("%.2f %d %.2f" % (before, noise, during))
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "stream":
+        stream(sys.argv[2], float(sys.argv[3]), sys.argv[4])
+    elif mode == "gctrl":
+        gctrl(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    elif mode == "rates":
+        rates(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    else:
+        sys.exit("unknown mode " + mode)
