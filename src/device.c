@@ -818,7 +818,8 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 		if (res == 0)
 			settings_store_note(dev->settings, c->cmd, arg, extra);
 		if (c->req) {
-			memcpy(c->req_arg, arg, c->arg_size);
+			if (c->arg_size)
+				memcpy(c->req_arg, arg, c->arg_size);
 			if (c->extra_len)
 				memcpy(c->req_extra, extra, c->extra_len);
 			cuse_reply_ioctl(c->req, res, c->req_arg);
@@ -847,7 +848,8 @@ static void calls_pump(struct device *dev)
 		struct camera_call *c = dev->calls;
 		unsigned events = dev->node.events_queued;
 		int res;
-		memcpy(c->work, c->orig, c->arg_size + c->extra_len);
+		if (c->arg_size + c->extra_len) /* a status event has none */
+			memcpy(c->work, c->orig, c->arg_size + c->extra_len);
 		if (!c->df)
 			res = node_status_event(&dev->node, c->originator, c->selector, c->value,
 						c->value_len);
@@ -930,7 +932,8 @@ static void call_ioctl(struct device *dev, struct dev_file *df, struct cuse_req 
 	c->extra_len = extra_len;
 	c->req_arg = arg;
 	c->req_extra = extra;
-	memcpy(c->orig, arg, c->arg_size);
+	if (c->arg_size)
+		memcpy(c->orig, arg, c->arg_size);
 	if (extra_len)
 		memcpy(c->orig + c->arg_size, extra, extra_len);
 	if (dev->calls) { /* waits for the camera's other requests */

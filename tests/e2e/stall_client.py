@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Clients of tests/e2e/daemon-stall.sh.
 
-    stall_client.py stream NODE SECONDS OUT   read() frames, one CLOCK_MONOTONIC
-                                              time per frame into OUT
     stall_client.py gctrl NODE [INTERRUPT_S]  VIDIOC_G_CTRL brightness; prints
                                               "start end result" (result: the
                                               value or an errno name); with
                                               INTERRUPT_S a signal interrupts it
-    stall_client.py rates TIMES T0 T1         frames/s before [T0, T1) and during it
+    stall_client.py xuget NODE [INTERRUPT_S]  the same with UVCIOC_CTRL_QUERY
+                                              GET_CUR of the vcam's extension
+                                              unit test pattern (never cached)
+    stall_client.py rates TIMES T0 T1         frames/s before [T0, T1) and during
+                                              it; TIMES: uvcuse-readcap --times
 """
+import ctypes
 import errno
 import fcntl
 import os
@@ -18,28 +21,29 @@ import sys
 import time
 
 VIDIOC_G_CTRL = 0xC008561B  # _IOWR('V', 27, struct v4l2_control)
+UVCIOC_CTRL_QUERY = 0xC0107521  # _IOWR('u', 0x21, struct uvc_xu_control_query)
 V4L2_CID_BRIGHTNESS = 0x00980900
-
-
-def stream(node, seconds, out):
-    fd = os.open(node, os.O_RDWR)
-    end = time.monotonic() + seconds
-    times = []
-    while time.monotonic() < end:
-        data = os.read(fd, 4 << 20)
-        if data:
-            times.append(time.monotonic())
-    os.close(fd)
-    with open(out, "w") as f:
-        f.writelines("%.6f\n" % t for t in times)
-    print("%d frames in %.1f s" % (len(times), seconds))
+XU_UNIT, XU_TEST_PATTERN, UVC_GET_CUR = 3, 2, 0x81
 
 
 class Interrupted(Exception):
     pass
 
 
-def gctrl(node, interrupt_s):
+def g_ctrl(fd):
+    arg = fcntl.ioctl(fd, VIDIOC_G_CTRL, struct.pack("=Ii", V4L2_CID_BRIGHTNESS, 0))
+    return str(struct.unpack("=Ii", arg)[1])
+
+
+def xu_get(fd):
+    data = ctypes.create_string_buffer(2)
+    q = struct.pack("=BBBxHxxQ", XU_UNIT, XU_TEST_PATTERN, UVC_GET_CUR, 2,
+                    ctypes.addressof(data))
+    fcntl.ioctl(fd, UVCIOC_CTRL_QUERY, q)
+    return str(data.raw[0] | data.raw[1] << 8)
+
+
+def request(what, node, interrupt_s):
     fd = os.open(node, os.O_RDWR)
     if interrupt_s:
         def on_alarm(signum, frame):
@@ -48,8 +52,7 @@ def gctrl(node, interrupt_s):
         signal.setitimer(signal.ITIMER_REAL, interrupt_s)
     start = time.monotonic()
     try:
-        arg = fcntl.ioctl(fd, VIDIOC_G_CTRL, struct.pack("=Ii", V4L2_CID_BRIGHTNESS, 0))
-        result = str(struct.unpack("=Ii", arg)[1])
+        result = what(fd)
     except Interrupted:
         result = "EINTR"
     except OSError as e:
@@ -63,7 +66,7 @@ def gctrl(node, interrupt_s):
 def rates(path, t0, t1):
     """The stall's rate against the 3 s before it, each second of those
     apart: the noise of this run. Prints before, noise, during (frames/s)."""
-    times = [float(line) for line in open(path)]
+    times = [int(line) / 1e9 for line in open(path)]
     seconds = [sum(1 for t in times if t0 - k - 1 <= t < t0 - k) for k in range(3)]
     before = sum(seconds) / 3.0
     noise = max(seconds) - min(seconds)
@@ -73,10 +76,9 @@ def rates(path, t0, t1):
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode == "stream":
-        stream(sys.argv[2], float(sys.argv[3]), sys.argv[4])
-    elif mode == "gctrl":
-        gctrl(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    if mode in ("gctrl", "xuget"):
+        request(g_ctrl if mode == "gctrl" else xu_get, sys.argv[2],
+                float(sys.argv[3]) if len(sys.argv) > 3 else 0)
     elif mode == "rates":
         rates(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:
