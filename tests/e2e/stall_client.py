@@ -8,8 +8,12 @@
     stall_client.py xuget NODE [INTERRUPT_S]  the same with UVCIOC_CTRL_QUERY
                                               GET_CUR of the vcam's extension
                                               unit test pattern (never cached)
-    stall_client.py rates TIMES T0 T1         frames/s before [T0, T1) and during
-                                              it; TIMES: uvcuse-readcap --times
+    stall_client.py stall NODE SECONDS AT OUT read() frames for SECONDS, their
+                                              times into OUT; from a second
+                                              thread, AT s after the start, the
+                                              xuget request; prints its "start
+                                              end result" (one clock for both)
+    stall_client.py rates TIMES T0 T1         frames/s before [T0, T1) and during it
 """
 import ctypes
 import errno
@@ -18,6 +22,7 @@ import os
 import signal
 import struct
 import sys
+import threading
 import time
 
 VIDIOC_G_CTRL = 0xC008561B  # _IOWR('V', 27, struct v4l2_control)
@@ -60,13 +65,38 @@ def request(what, node, interrupt_s):
     end = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, 0)
     os.close(fd)
-    print("%.6f %.6f %s" % (start, end, result))
+    return "%.6f %.6f %s" % (start, end, result)
+
+
+def stall(node, seconds, at, out):
+    """One client streaming through read() while another of its threads
+    (its own open file, as another app) makes the slow request."""
+    fd = os.open(node, os.O_RDWR)
+    buf = bytearray(4 << 20)
+    start = time.monotonic()
+    result = []
+
+    def slow():
+        time.sleep(at)
+        result.append(request(xu_get, node, 0))
+
+    t = threading.Thread(target=slow)
+    t.start()
+    times = []
+    while time.monotonic() < start + seconds:
+        if os.readv(fd, [buf]) > 0:
+            times.append(time.monotonic())
+    t.join()
+    os.close(fd)
+    with open(out, "w") as f:
+        f.writelines("%.6f\n" % x for x in times)
+    print(result[0])
 
 
 def rates(path, t0, t1):
     """The stall's rate against the 3 s before it, each second of those
     apart: the noise of this run. Prints before, noise, during (frames/s)."""
-    times = [int(line) / 1e9 for line in open(path)]
+    times = [float(line) for line in open(path)]
     seconds = [sum(1 for t in times if t0 - k - 1 <= t < t0 - k) for k in range(3)]
     before = sum(seconds) / 3.0
     noise = max(seconds) - min(seconds)
@@ -76,9 +106,11 @@ def rates(path, t0, t1):
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode in ("gctrl", "xuget"):
-        request(g_ctrl if mode == "gctrl" else xu_get, sys.argv[2],
-                float(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    if mode == "stall":
+        stall(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
+    elif mode in ("gctrl", "xuget"):
+        print(request(g_ctrl if mode == "gctrl" else xu_get, sys.argv[2],
+                      float(sys.argv[3]) if len(sys.argv) > 3 else 0))
     elif mode == "rates":
         rates(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:
