@@ -5,9 +5,11 @@
                                               "start end result" (result: the
                                               value or an errno name); with
                                               INTERRUPT_S a signal interrupts it
-    stall_client.py xuget NODE [INTERRUPT_S]  the same with UVCIOC_CTRL_QUERY
-                                              GET_CUR of the vcam's extension
-                                              unit test pattern (never cached)
+    stall_client.py xuget NODE [INTERRUPT_S [MARK]]  the same with
+                                              UVCIOC_CTRL_QUERY GET_CUR of the
+                                              vcam's extension unit test pattern
+                                              (never cached); MARK: a file made
+                                              just before the ioctl
     stall_client.py stall NODE SECONDS AT OUT read() frames for SECONDS, their
                                               times into OUT; from a second
                                               thread, AT s after the start, the
@@ -48,7 +50,7 @@ def xu_get(fd):
     return str(data.raw[0] | data.raw[1] << 8)
 
 
-def request(what, node, interrupt_s):
+def request(what, node, interrupt_s, mark=None):
     fd = os.open(node, os.O_RDWR)
     if interrupt_s:
         def on_alarm(signum, frame):
@@ -56,6 +58,8 @@ def request(what, node, interrupt_s):
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, interrupt_s)
     start = time.monotonic()
+    if mark:
+        open(mark, "w").close()
     try:
         result = what(fd)
     except Interrupted:
@@ -110,7 +114,8 @@ if __name__ == "__main__":
         stall(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
     elif mode in ("gctrl", "xuget"):
         print(request(g_ctrl if mode == "gctrl" else xu_get, sys.argv[2],
-                      float(sys.argv[3]) if len(sys.argv) > 3 else 0))
+                      float(sys.argv[3]) if len(sys.argv) > 3 else 0,
+                      sys.argv[4] if len(sys.argv) > 4 else None))
     elif mode == "rates":
         rates(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
     else:
