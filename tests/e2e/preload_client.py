@@ -142,10 +142,12 @@ def cmd_steal(path, token):
         # open the node may not connect either
         print('refused at connect: EACCES, fds 0')
         sys.exit(0)
-    s.send(struct.pack('II16sQQ', MAGIC, ABI, bytes.fromhex(token), COOKIE, BUF_SIZE))
     try:
+        # a peer closed at accept may see that before it sends (EPIPE) or
+        # after (an empty read, or ECONNRESET): the daemon's timing
+        s.send(struct.pack('II16sQQ', MAGIC, ABI, bytes.fromhex(token), COOKIE, BUF_SIZE))
         msg, fds, _, _ = socket.recv_fds(s, 64, 1)
-    except ConnectionResetError:
+    except (BrokenPipeError, ConnectionResetError):
         msg, fds = b'', []
     if not msg and not fds:
         # a peer whose uid holds no token is closed at accept
