@@ -3,6 +3,10 @@
 # shellcheck shell=bash
 
 set -euo pipefail
+# Debian's own programs, whatever the host user's PATH holds: shims such as
+# pyenv's python3 cost about 8 s a start in the TCG guest (Debian's: 1 s),
+# and only Debian's python3 has python3-opencv.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 BUILD=${1:?usage: scenario BUILD_DIR ...}
 BUILD=$(cd "$BUILD" && pwd)
