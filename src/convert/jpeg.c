@@ -83,17 +83,30 @@ const char *convert_jpeg_error(const struct convert_jpeg *j)
 	return j->why;
 }
 
+/* Chroma is not interpolated (libjpeg's merged upsampling: each chroma
+ * sample serves its 2 or 2x2 pixels), as ffmpeg's unscaled swscale does for
+ * the same conversion; fancy upsampling costs a fifth more time (1080p,
+ * host: 233 against 278 frames/s). Whole
+ * row groups per call: one row at a time makes libjpeg copy through a
+ * spare row. */
 static int read_rgb(struct convert_jpeg *j, unsigned width, unsigned height, uint32_t fourcc,
 		    uint8_t *dst)
 {
 	j->d.out_color_space = fourcc == V4L2_PIX_FMT_RGB24 ? JCS_RGB : JCS_EXT_BGR;
+	j->d.do_fancy_upsampling = FALSE;
 	jpeg_start_decompress(&j->d);
 	if (j->d.output_width != width || j->d.output_height != height ||
 	    j->d.output_components != 3)
 		return -EBADMSG;
+	size_t stride = (size_t)width * 3;
+	JSAMPROW rows[MAX_ROWS];
 	while (j->d.output_scanline < height) {
-		JSAMPROW row = dst + (size_t)j->d.output_scanline * width * 3;
-		if (jpeg_read_scanlines(&j->d, &row, 1) != 1)
+		unsigned top = j->d.output_scanline, n = height - top;
+		if (n > MAX_ROWS)
+			n = MAX_ROWS;
+		for (unsigned r = 0; r < n; r++)
+			rows[r] = dst + (size_t)(top + r) * stride;
+		if (jpeg_read_scanlines(&j->d, rows, n) == 0)
 			return -EBADMSG;
 	}
 	return 0;

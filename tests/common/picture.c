@@ -100,6 +100,8 @@ const char *picture_math_name(enum picture_math math)
 		return "v4lfast";
 	case PICTURE_MATH_JPEGDEC:
 		return "jpegdec";
+	case PICTURE_MATH_JPEGMERGED:
+		return "jpegmerged";
 	}
 	return "?";
 }
@@ -319,6 +321,7 @@ static void to_rgb(enum picture_math math, int y, int u, int v, uint8_t rgb[3])
 		b = y + shr(129 * du, 6);
 		break;
 	case PICTURE_MATH_JPEGDEC: /* y, u, v are full range here */
+	case PICTURE_MATH_JPEGMERGED:
 		r = y + shr(91881 * dv + 32768, 16);
 		g = y + shr(-22554 * du - 46802 * dv + 32768, 16);
 		b = y + shr(116130 * du + 32768, 16);
@@ -347,7 +350,8 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 	unsigned cw = w / 2;
 	uint8_t lt[256], ct[256];
 	bool rgb = layout == PICTURE_RGB24 || layout == PICTURE_BGR24;
-	if ((math == PICTURE_MATH_JFIF && !rgb) || math == PICTURE_MATH_JPEGDEC) {
+	bool jpeg_rgb = math == PICTURE_MATH_JPEGDEC || math == PICTURE_MATH_JPEGMERGED;
+	if ((math == PICTURE_MATH_JFIF && !rgb) || jpeg_rgb) {
 		picture_full_range_tables(lt, ct);
 	} else {
 		for (int i = 0; i < 256; i++)
@@ -421,6 +425,9 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 					int bias = x % 2 ? 2 : 1;
 					cu = (3 * ct[ur[i]] + ct[ur[n]] + bias) >> 2;
 					cv = (3 * ct[vr[i]] + ct[vr[n]] + bias) >> 2;
+				} else if (math == PICTURE_MATH_JPEGMERGED) {
+					cu = ct[ur[x / 2]];
+					cv = ct[vr[x / 2]];
 				} else {
 					cu = ur[x / 2];
 					cv = vr[x / 2];

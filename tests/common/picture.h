@@ -48,6 +48,9 @@ enum picture_math {
 	PICTURE_MATH_JPEGDEC,  /* RGB as a JPEG decoder makes it from the camera's 4:2:2 JPEG:
 				* full-range chroma upsampled by the triangle filter
 				* ("fancy upsampling"), JFIF equations; YUV layouts: as JFIF */
+	PICTURE_MATH_JPEGMERGED, /* RGB as libjpeg's merged upsampling (and ffmpeg's unscaled
+				  * swscale) makes it: full-range chroma, each sample for its
+				  * two pixels, JFIF equations; YUV layouts: as JFIF */
 };
 
 /* Thresholds of picture_within(). Exact means every byte equal. */

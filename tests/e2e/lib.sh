@@ -17,10 +17,12 @@ VCAM_PIDS=()
 STEPS=0
 SHOW_LOGS=always # or "failure": the cameras' logs at exit
 
+# step TEXT: a heading; the seconds since the scenario started show where
+# a slow scenario spends its time.
 step() {
 	STEPS=$((STEPS + 1))
 	echo
-	echo "== $*"
+	echo "== $* [at ${SECONDS} s]"
 }
 
 fail() {

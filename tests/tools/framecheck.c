@@ -55,7 +55,7 @@ struct candidate {
 	const struct picture_tolerance *tol;
 };
 
-#define MAX_CANDIDATES 5
+#define MAX_CANDIDATES 6
 
 static unsigned candidates_of(enum picture_layout layout, struct candidate c[MAX_CANDIDATES])
 {
@@ -77,7 +77,8 @@ static unsigned candidates_of(enum picture_layout layout, struct candidate c[MAX
 		c[2] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_converted };
 		c[3] = (struct candidate){ PICTURE_MATH_JPEGDEC, &picture_tolerance_jpeg_rgb };
 		c[4] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_jpeg_rgb };
-		return 5;
+		c[5] = (struct candidate){ PICTURE_MATH_JPEGMERGED, &picture_tolerance_jpeg_rgb };
+		return 6;
 	case PICTURE_YUV444:
 		c[0] = (struct candidate){ PICTURE_MATH_JFIF, &picture_tolerance_jpeg };
 		return 1;

@@ -210,7 +210,8 @@ static void model_of(const struct source *s, uint32_t dst, enum picture_math *ma
 {
 	bool rgb = dst == V4L2_PIX_FMT_RGB24 || dst == V4L2_PIX_FMT_BGR24;
 	if (s->kind == SRC_MJPEG) {
-		*math = rgb ? PICTURE_MATH_JPEGDEC : PICTURE_MATH_JFIF;
+		/* RGB: libjpeg's merged upsampling (src/convert/jpeg.c) */
+		*math = rgb ? PICTURE_MATH_JPEGMERGED : PICTURE_MATH_JFIF;
 		*tol = rgb ? &picture_tolerance_jpeg_rgb : &picture_tolerance_jpeg_420;
 		return;
 	}

@@ -165,7 +165,8 @@ START_TEST(band_survives_conversion)
 	ck_assert_int_eq(picture_render(yu12, w, h, 5, 40), 0);
 	ck_assert_int_eq(stamp_write(PICTURE_YU12, yu12, w, h, &samples[4]), 0);
 	const enum picture_math maths[] = { PICTURE_MATH_BT601, PICTURE_MATH_JFIF, PICTURE_MATH_NOEXPAND,
-					    PICTURE_MATH_V4LFAST, PICTURE_MATH_JPEGDEC };
+					    PICTURE_MATH_V4LFAST, PICTURE_MATH_JPEGDEC,
+					    PICTURE_MATH_JPEGMERGED };
 	for (size_t l = 0; l < N_LAYOUTS; l++)
 		for (size_t m = 0; m < sizeof(maths) / sizeof(maths[0]); m++) {
 			struct stamp s;
