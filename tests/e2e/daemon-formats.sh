@@ -54,19 +54,22 @@ for profile in "${PROFILES[@]}"; do
 	kernel_then_converted "$WORK/formats.kernel" "$WORK/formats.uvcuse"
 	tail -n +"$(($(wc -l <"$WORK/formats.kernel") + 1))" "$WORK/formats.uvcuse"
 
-	step "$profile: v4l2-compliance (no streaming), converted formats offered"
 	if [ "$profile" = nv12 ]; then
+		step "nv12: uvcuse-run v4l2-compliance -s -f: every format (converted ones included), size and interval"
 		# The kernel's NV12 name against v4l2-compliance 1.22's, exactly as
 		# uvcvideo shows it (see kernel-reference.sh); our node uses the
 		# kernel's descriptions.
 		skew="pixelformat 3231564e (NV12) for buftype 1 not reported by ENUM_FMT"
-		compliance /dev/video10 --no-streaming \
+		COMPLIANCE_RUN=$UVCUSE_RUN compliance /dev/video10 --all-formats \
 			"VIDIOC_ENUM_FMT/FRAMESIZES/FRAMEINTERVALS|fmtdesc.description mismatch: was 'Y/UV 4:2:0', expected 'Y/CbCr 4:2:0'" \
 			"VIDIOC_G_FMT|$skew" "VIDIOC_TRY_FMT|$skew" "VIDIOC_S_FMT|$skew"
+		all_formats_streamed
 	elif [ "$profile" = usb3 ]; then
-		step "usb3: uvcuse-run v4l2-compliance -s (SuperSpeed isochronous streaming)"
-		COMPLIANCE_RUN=$UVCUSE_RUN compliance /dev/video10
+		step "usb3: uvcuse-run v4l2-compliance -s -f (SuperSpeed isochronous, every format, size and interval)"
+		COMPLIANCE_RUN=$UVCUSE_RUN compliance /dev/video10 --all-formats
+		all_formats_streamed
 	else
+		step "$profile: v4l2-compliance (no streaming), converted formats offered"
 		compliance /dev/video10 --no-streaming
 	fi
 	uvcuse_stop video10

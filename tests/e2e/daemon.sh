@@ -99,8 +99,16 @@ grep -E "$ctrl_tests" "$WORK/compliance.log" | sed 's/^\s*/  /'
 # open is invisible to the daemon (CUSE passes file flags with open and read
 # only), so v4l2-compliance's select() loop would wait in DQEVENT: -s runs
 # under uvcuse-run, as apps that stream by MMAP must.
-step "uvcuse-run v4l2-compliance -s: every test passes with the preload library"
-COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE"
+# bulk: -s -f, every format (converted ones included), size and interval
+# streamed (default: daemon-apps does that)
+if [ "$PROFILE" = bulk ]; then
+	step "uvcuse-run v4l2-compliance -s -f: every format, size and interval streams"
+	COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE" --all-formats
+	all_formats_streamed
+else
+	step "uvcuse-run v4l2-compliance -s: every test passes with the preload library"
+	COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE"
+fi
 grep -E '^\s*test (MMAP|USERPTR|read|blocking).*: ' "$WORK/compliance.log" | sed 's/^\s*/  /'
 
 for spec in "YUYV 640x480" "MJPG 1920x1080"; do

@@ -97,20 +97,21 @@ video_node() {
 	fail "no video node for camera $serial after ${timeout}s"
 }
 
-# compliance NODE [--no-streaming] [EXCEPTION...]: runs v4l2-compliance (with
-# streaming unless told) and requires "Failed: 0", except for known
+# compliance NODE [--no-streaming|--all-formats] [EXCEPTION...]: runs
+# v4l2-compliance (with streaming -s unless told; --all-formats: -s -f,
+# streaming every format, size and interval) and requires "Failed: 0", except for known
 # exceptions given as "TEST NAME|FAIL MESSAGE": each named test must then
 # fail, with that message only, and nothing else may fail.
 COMPLIANCE_RUN= # a wrapper to run v4l2-compliance with (uvcuse-run), or empty
 compliance() {
 	local node=$1 stream=-s
 	shift
-	if [ "${1:-}" = --no-streaming ]; then
-		stream=
-		shift
-	fi
+	case "${1:-}" in
+	--no-streaming) stream= && shift ;;
+	--all-formats) stream="-s -f" && shift ;;
+	esac
 	local log=$WORK/compliance.log
-	# shellcheck disable=SC2086 # $stream is one flag or none
+	# shellcheck disable=SC2086 # $stream is flags or none
 	${COMPLIANCE_RUN:+"$COMPLIANCE_RUN"} v4l2-compliance -d "$node" $stream >"$log" 2>&1 || true
 	# (streaming tests print frames with \r: a warning may follow one)
 	{ tr '\r' '\n' <"$log" | grep -E '^(\s*(warn|fail):|\s*test .*: FAIL|Total for)' || true; } |
@@ -142,6 +143,17 @@ compliance() {
 	[ -z "$unknown" ] || { cat "$log"; fail "unexpected v4l2-compliance failure: $unknown"; }
 	[ "$failed" -eq "$(printf '%s' "$expected_tests" | sed '/^$/d' | wc -l)" ] ||
 		{ cat "$log"; fail "v4l2-compliance: $failed failures"; }
+}
+
+# all_formats_streamed: after compliance --all-formats, how many format,
+# size and interval combinations streamed, and each converted format among them.
+all_formats_streamed() {
+	local log=$WORK/compliance.log f
+	echo "  $(grep -c 'test MMAP for Format' "$log") format/size/interval combinations streamed"
+	# (a combination that failed failed the compliance run already)
+	for f in RGB3 BGR3 YU12 YV12; do
+		grep -q "test MMAP for Format $f, " "$log" || fail "v4l2-compliance -f did not stream $f"
+	done
 }
 
 # formats_of NODE: "format FOURCC WxH FPS" lines from v4l2-ctl --list-formats-ext.
