@@ -55,11 +55,12 @@ static void feed_iso(struct usb_stream *st, struct libusb_transfer *t)
 		const struct libusb_iso_packet_descriptor *d = &t->iso_packet_desc[k];
 		st->stats.packets++;
 		if (d->status != LIBUSB_TRANSFER_COMPLETED) {
-			/* A lost packet: skipped, as uvcvideo (which also marks the
-			 * frame in progress bad; the assembler's size check and
-			 * the FID/EOF rules catch most of those). */
+			/* A lost packet: the frame in progress is bad, as uvcvideo
+			 * marks it (a compressed frame missing data has no size
+			 * check to catch it). */
 			st->stats.packet_errors++;
 			bad++;
+			uvc_assembler_packet_lost(st->asm_);
 			continue;
 		}
 		st->stats.bytes += d->actual_length;

@@ -64,6 +64,7 @@ void uvc_assembler_reset(struct uvc_assembler *a)
 	a->spare_cap = 0;
 	a->last_fid = -1;
 	a->pending_err_fid = -1;
+	a->pending_lost = false;
 	a->sequence = 0;
 	a->in_payload = false;
 	a->bulk_state = UVC_BULK_IDLE;
@@ -133,6 +134,9 @@ static void frame_start(struct uvc_assembler *a)
 	if (a->pending_err_fid == (int)h->fid)
 		a->frame.flags |= UVC_ASM_ERR_DEVICE;
 	a->pending_err_fid = -1;
+	if (a->pending_lost)
+		a->frame.flags |= UVC_ASM_ERR_LOST;
+	a->pending_lost = false;
 }
 
 /* The current payload's header fields that belong to the frame. */
@@ -214,6 +218,15 @@ static int payload_invalid(struct uvc_assembler *a)
 	if (a->frame.active)
 		a->frame.flags |= UVC_ASM_ERR_INVALID;
 	return -EINVAL;
+}
+
+void uvc_assembler_packet_lost(struct uvc_assembler *a)
+{
+	a->stats.packets_lost++;
+	if (a->frame.active)
+		a->frame.flags |= UVC_ASM_ERR_LOST;
+	else
+		a->pending_lost = true;
 }
 
 int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t len)

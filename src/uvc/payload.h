@@ -21,6 +21,10 @@
  *  - ERR in any payload of a frame marks it errored (UVC_ASM_ERR_DEVICE). ERR in
  *    a header-only payload that carries the next frame's FID before its data
  *    marks that next frame.
+ *  - A packet the bus lost (an isochronous packet with an error status,
+ *    uvc_assembler_packet_lost()) marks the frame in progress errored, or
+ *    the next frame when none is in progress (UVC_ASM_ERR_LOST), as
+ *    uvc_video_decode_isoc marks its current buffer.
  *  - An invalid header (uvc_payload_parse() fails) drops that payload; the
  *    frame in progress lost data and is marked errored (UVC_ASM_ERR_INVALID;
  *    uvcvideo silently skips it, which corrupts compressed frames).
@@ -74,7 +78,8 @@ int uvc_payload_parse(const uint8_t *data, size_t len, struct uvc_payload_header
 #define UVC_ASM_ERR_OVERFLOW (1u << 1) /* more data than the buffer holds */
 #define UVC_ASM_ERR_SIZE     (1u << 2) /* size differs from the expected one */
 #define UVC_ASM_ERR_INVALID  (1u << 3) /* a payload with a bad header was lost */
-#define UVC_ASM_ERR_MASK     0x0fu
+#define UVC_ASM_ERR_LOST     (1u << 4) /* a packet was lost on the bus */
+#define UVC_ASM_ERR_MASK     0x1fu
 #define UVC_ASM_NO_EOF       (1u << 8) /* ended by a FID toggle */
 #define UVC_ASM_DROPPED      (1u << 9) /* drop_errors: buffer handed back unused */
 
@@ -97,6 +102,7 @@ typedef void (*uvc_frame_cb)(void *opaque, const struct uvc_frame_event *ev);
 struct uvc_assembler_stats {
 	uint64_t payloads;          /* valid payloads seen */
 	uint64_t payloads_invalid;  /* bad headers */
+	uint64_t packets_lost;      /* uvc_assembler_packet_lost() */
 	uint64_t payloads_skipped;  /* out of sync: data of a finished frame */
 	uint64_t frames_delivered;  /* callback called (incl. errored, DROPPED) */
 	uint64_t frames_error;      /* delivered with an error flag */
@@ -117,6 +123,7 @@ struct uvc_assembler {
 	int last_fid;               /* -1: none yet (first payload accepted) */
 	uint64_t sequence;
 	int pending_err_fid;        /* -1, or the FID of a header-only ERR */
+	bool pending_lost;          /* a packet was lost between frames */
 	struct {
 		bool active;
 		bool fid;
@@ -155,6 +162,9 @@ void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes);
 /* Isochronous: one packet is one payload. Zero-length packets are ignored.
  * Returns 0, or -EINVAL for a payload with a bad header (dropped). */
 int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t len);
+
+/* An isochronous packet that never arrived (its status was an error). */
+void uvc_assembler_packet_lost(struct uvc_assembler *a);
 
 /* Bulk: the next len bytes of the stream (one URB); transfer_end when this
  * URB ends a payload transfer (len may be 0 for a zero-length packet).

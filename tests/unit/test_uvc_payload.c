@@ -521,6 +521,74 @@ static uint32_t lcg(uint32_t *x)
 	return *x >> 8;
 }
 
+/* Sends a frame with vcam faults as isochronous packets, the lost ones
+ * reported as the stream engine reports them. */
+static void send_iso_faulty(struct sink *s, struct vcam_payload *p, const uint8_t *f, size_t len,
+			    unsigned seq, unsigned faults)
+{
+	uint8_t pkt[1024];
+	uint64_t t = seq * NS_PER_FRAME;
+	vcam_payload_start_frame(p, f, len, t, false);
+	vcam_payload_set_faults(p, faults);
+	while (p->in_frame) {
+		t += 125000;
+		size_t n = vcam_payload_iso_packet(p, pkt, sizeof(pkt), t);
+		if (p->packet_status)
+			uvc_assembler_packet_lost(&s->a);
+		else
+			uvc_assembler_packet(&s->a, pkt, n);
+	}
+	/* idle headers between frames, as the camera sends them */
+	size_t n = vcam_payload_iso_packet(p, pkt, sizeof(pkt), t + 125000);
+	ck_assert_int_eq(uvc_assembler_packet(&s->a, pkt, n), 0);
+}
+
+/* Each camera fault of the vcam in the second of four frames: the good
+ * frames arrive intact; the faulty one is flagged errored, except where
+ * uvcvideo keeps it whole (empty packets between its packets; no EOF, ended
+ * by the next FID). Uncompressed (a size to check) and compressed (none). */
+START_TEST(iso_camera_faults)
+{
+	const size_t len = 20000;
+	for (int compressed = 0; compressed < 2; compressed++)
+		for (unsigned fault = VCAM_FAULT_HEADER0; fault <= VCAM_FAULT_ISO_ERROR; fault <<= 1) {
+			if (compressed && (fault == VCAM_FAULT_SHORT || fault == VCAM_FAULT_FID_TOGGLE))
+				continue; /* a short JPEG is the decoder's to find */
+			struct sink s;
+			sink_init(&s, len, true); /* buffers of dwMaxVideoFrameSize */
+			if (!compressed)
+				uvc_assembler_set_expected(&s.a, len);
+			struct vcam_payload p;
+			vcam_payload_reset(&p, 0);
+			uint8_t *f[4];
+			for (unsigned k = 0; k < 4; k++) {
+				f[k] = make_frame(len, k);
+				send_iso_faulty(&s, &p, f[k], len, k, k == 1 ? fault : 0);
+				sink_drain(&s);
+			}
+			bool kept = fault == VCAM_FAULT_ZLP || fault == VCAM_FAULT_NO_EOF;
+			unsigned intact[4] = { 0 }, errored = 0;
+			for (unsigned i = 0; i < s.n; i++) {
+				if (s.ev[i].error) {
+					errored++;
+					continue;
+				}
+				for (unsigned k = 0; k < 4; k++)
+					if (s.ev[i].bytesused == len && memcmp(s.data[i], f[k], len) == 0)
+						intact[k]++;
+			}
+			const char *name = vcam_payload_fault_name(fault);
+			ck_assert_msg(intact[0] == 1 && intact[2] == 1, "%s: good frames lost", name);
+			ck_assert_msg(intact[1] == kept, "%s (compressed %d): faulty frame %s", name,
+				      compressed, kept ? "lost" : "delivered as intact");
+			ck_assert_msg(kept ? errored == 0 : errored >= 1, "%s: %u errored", name, errored);
+			for (unsigned k = 0; k < 4; k++)
+				free(f[k]);
+			sink_free(&s);
+		}
+}
+END_TEST
+
 START_TEST(garbage_never_crashes)
 {
 	struct sink s;
@@ -596,6 +664,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, short_uncompressed);
 	tcase_add_test(t, no_buffer_dropped);
 	tcase_add_test(t, garbage_never_crashes);
+	tcase_add_test(t, iso_camera_faults);
 	suite_add_tcase(s, t);
 	return s;
 }

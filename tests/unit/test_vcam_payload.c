@@ -168,6 +168,102 @@ START_TEST(bulk_frame_split_over_payloads)
 }
 END_TEST
 
+/* What one faulty frame's packets look like on the wire. */
+struct fault_trace {
+	size_t data, packets, empty, errored, bad_header, eof;
+	unsigned fid_changes;
+};
+
+static struct fault_trace send_faulty(unsigned faults, size_t len)
+{
+	struct vcam_payload p;
+	uint8_t pkt[1024];
+	struct fault_trace t = { 0 };
+	fill_frame(len);
+	vcam_payload_reset(&p, 1024);
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_set_faults(&p, faults);
+	int fid = -1;
+	while (p.in_frame && t.packets < 1000) {
+		size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), 0);
+		t.packets++;
+		if (p.packet_status) {
+			ck_assert_int_eq(p.packet_status, -71);
+			ck_assert_uint_eq(n, 0);
+			t.errored++;
+			continue;
+		}
+		if (n == 0) {
+			t.empty++;
+			continue;
+		}
+		if (pkt[0] != VCAM_PAYLOAD_HEADER) {
+			ck_assert(pkt[0] < 2 || pkt[0] > n);
+			t.bad_header++;
+			continue; /* what a host reads of it: nothing */
+		}
+		t.data += n - VCAM_PAYLOAD_HEADER;
+		t.eof += !!(pkt[1] & UVC_STREAM_EOF);
+		int f = !!(pkt[1] & UVC_STREAM_FID);
+		t.fid_changes += fid >= 0 && f != fid;
+		fid = f;
+	}
+	ck_assert(!p.in_frame);
+	return t;
+}
+
+START_TEST(iso_faults_shape_the_packets)
+{
+	size_t len = 20000, per = 1024 - VCAM_PAYLOAD_HEADER;
+	struct fault_trace t = send_faulty(0, len);
+	ck_assert_uint_eq(t.data, len);
+	ck_assert_uint_eq(t.eof, 1);
+	ck_assert_uint_eq(t.bad_header + t.empty + t.errored + t.fid_changes, 0);
+	/* one packet with a header a host must refuse: its bytes are lost */
+	for (unsigned f = VCAM_FAULT_HEADER0; f <= VCAM_FAULT_HEADER_LONG; f <<= 1) {
+		t = send_faulty(f, len);
+		ck_assert_uint_eq(t.bad_header, 1);
+		ck_assert_uint_lt(t.data, len);
+		ck_assert_uint_eq(t.eof, 1);
+	}
+	t = send_faulty(VCAM_FAULT_NO_EOF, len);
+	ck_assert_uint_eq(t.data, len);
+	ck_assert_uint_eq(t.eof, 0);
+	t = send_faulty(VCAM_FAULT_FID_TOGGLE, len);
+	ck_assert_uint_eq(t.data, len);
+	ck_assert_uint_eq(t.fid_changes, 1);
+	t = send_faulty(VCAM_FAULT_OVERSIZE, len);
+	ck_assert_uint_eq(t.data, len + VCAM_FAULT_OVERSIZE_BYTES);
+	t = send_faulty(VCAM_FAULT_SHORT, len);
+	ck_assert_uint_eq(t.data, len / 2);
+	ck_assert_uint_eq(t.eof, 1);
+	t = send_faulty(VCAM_FAULT_ZLP, len);
+	ck_assert_uint_eq(t.data, len);
+	ck_assert_uint_eq(t.empty, (len + per - 1) / per - 1); /* between the data packets */
+	t = send_faulty(VCAM_FAULT_ISO_ERROR, len);
+	ck_assert_uint_eq(t.errored, 3);
+	ck_assert_uint_eq(t.data, len - 3 * per);
+	ck_assert_uint_eq(t.eof, 1);
+	/* combined */
+	t = send_faulty(VCAM_FAULT_ZLP | VCAM_FAULT_SHORT | VCAM_FAULT_HEADER1, len);
+	ck_assert_uint_eq(t.bad_header, 1);
+	ck_assert_uint_eq(t.data, len / 2 - per);
+	ck_assert_uint_gt(t.empty, 0);
+}
+END_TEST
+
+START_TEST(fault_names)
+{
+	for (unsigned f = VCAM_FAULT_HEADER0; f <= VCAM_FAULT_ISO_ERROR; f <<= 1) {
+		const char *name = vcam_payload_fault_name(f);
+		ck_assert_ptr_nonnull(name);
+		ck_assert_uint_eq(vcam_payload_fault_parse(name), f);
+	}
+	ck_assert_uint_eq(vcam_payload_fault_parse("nonsense"), 0);
+	ck_assert_ptr_null(vcam_payload_fault_name(VCAM_FAULT_ISO_ERROR << 1));
+}
+END_TEST
+
 START_TEST(clock_counts_at_48_mhz)
 {
 	ck_assert_uint_eq(vcam_payload_clock(0), 0);
@@ -188,6 +284,8 @@ int main(void)
 	tcase_add_test(tc, bulk_payload_ending_on_a_full_urb_gets_a_zlp);
 	tcase_add_test(tc, bulk_frame_split_over_payloads);
 	tcase_add_test(tc, clock_counts_at_48_mhz);
+	tcase_add_test(tc, iso_faults_shape_the_packets);
+	tcase_add_test(tc, fault_names);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

@@ -293,8 +293,8 @@ static void stop_streaming(struct vcam_camera *cam, const char *why)
 		return;
 	cam->streaming = false;
 	LOG("stream stopped (%s): %" PRIu64 " frames sent, %" PRIu64 " dropped, %" PRIu64
-	    " corrupted\n", why, cam->stats.frames_sent, cam->stats.frames_dropped,
-	    cam->stats.frames_corrupted);
+	    " corrupted, %" PRIu64 " faulted\n", why, cam->stats.frames_sent,
+	    cam->stats.frames_dropped, cam->stats.frames_corrupted, cam->stats.frames_faulted);
 }
 
 static const struct uvc_probe *active_probe(const struct vcam_camera *cam)
@@ -338,6 +338,7 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 	cam->interval_ns = (uint64_t)p->interval * 100;
 	cam->sequence_base = cam->sequence;
 	cam->stats.frames_sent = cam->stats.frames_dropped = cam->stats.frames_corrupted = 0;
+	cam->stats.frames_faulted = 0;
 	LOG("stream started: format %u frame %u (%ux%u) interval %u00 ns, payload %u bytes%s\n",
 	    p->format_index, p->frame_index, f->width, f->height, p->interval,
 	    p->max_payload_transfer_size, cam->cfg.unpaced ? ", unpaced" : "");
@@ -395,6 +396,11 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 		}
 	}
 	vcam_payload_start_frame(&cam->payload, frame, len, capture_ns, error);
+	unsigned fe = cam->cfg.fault_every;
+	if (cam->cfg.payload_faults && fe && sequence % fe == fe - 1) {
+		vcam_payload_set_faults(&cam->payload, cam->cfg.payload_faults);
+		cam->stats.frames_faulted++;
+	}
 	cam->next_index = index + 1;
 	cam->sequence = sequence + 1;
 	cam->stats.frames_sent++;
@@ -417,7 +423,7 @@ static int complete_iso(struct vcam_camera *cam, struct urb *u, uint64_t now_ns)
 			next_frame(cam, now_ns);
 		size_t got = vcam_payload_iso_packet(&cam->payload, buf + pos, room, now_ns);
 		d->actual_length = (uint32_t)got;
-		d->status = 0;
+		d->status = cam->payload.packet_status;
 		pos += got;
 	}
 	return reply(cam, &u->h, 0, buf, pos, u->iso, n);

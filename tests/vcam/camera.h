@@ -20,6 +20,9 @@ struct vcam_camera_config {
 	bool unpaced;          /* frames as fast as the host takes them */
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
 	unsigned corrupt_jpeg_every; /* damage the scan of every Nth MJPEG frame (0: never) */
+	/* enum vcam_payload_fault in every fault_every-th frame (isochronous) */
+	unsigned payload_faults;
+	unsigned fault_every;
 	/* GET_CUR and SET_CUR of unit and terminal controls are answered this
 	 * late (ms), or never with ctrl_hang (the host times out and unlinks);
 	 * endpoint 0 answers the requests after them in order, behind them. */
@@ -67,6 +70,7 @@ void vcam_camera_unplugged(struct vcam_camera *cam);
 struct vcam_camera_stats {
 	uint64_t frames_sent, frames_dropped, urbs;
 	uint64_t frames_corrupted; /* by corrupt_jpeg_every */
+	uint64_t frames_faulted;   /* by payload_faults */
 };
 void vcam_camera_stats(const struct vcam_camera *cam, struct vcam_camera_stats *out);
 

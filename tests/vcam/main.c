@@ -24,6 +24,7 @@
 #include "controls.h"
 #include "descriptors.h"
 #include "frame_cache.h"
+#include "payload.h"
 #include "usbip.h"
 
 struct vcam {
@@ -215,6 +216,10 @@ static void usage(FILE *f)
 		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
 		"      --corrupt-jpeg-every N  damage the entropy-coded data of every Nth\n"
 		"                         MJPEG frame (RST markers where none belong)\n"
+		"      --payload-fault F[,F...]  camera faults in the isochronous packets of\n"
+		"                         every Nth frame: header0, header1, header-long,\n"
+		"                         no-eof, fid-toggle, oversize, short, zlp, iso-error\n"
+		"      --fault-every N    which frames --payload-fault hits (default 5)\n"
 		"      --ctrl-delay-ms N  answer GET_CUR/SET_CUR of unit controls N ms late\n"
 		"      --ctrl-hang        never answer them (the host's timeout fires)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
@@ -343,6 +348,23 @@ static int parse_count(const char *name, const char *arg, unsigned *out)
 	return 0;
 }
 
+/* --payload-fault: comma-separated names; -1 (with the message) when one is unknown. */
+static int parse_faults(const char *arg, unsigned *out)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save)) {
+		unsigned f = vcam_payload_fault_parse(name);
+		if (!f) {
+			fprintf(stderr, "uvcuse-vcam: unknown --payload-fault '%s'\n", name);
+			return -1;
+		}
+		*out |= f;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -352,6 +374,8 @@ int main(int argc, char **argv)
 		{ "error-every", required_argument, NULL, 'e' },
 		{ "corrupt-jpeg-every", required_argument, NULL, 'C' },
 		{ "ctrl-delay-ms", required_argument, NULL, 'D' },
+		{ "payload-fault", required_argument, NULL, 'F' },
+		{ "fault-every", required_argument, NULL, 'N' },
 		{ "ctrl-hang", no_argument, NULL, 'Z' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "list-profiles", no_argument, NULL, 'l' },
@@ -360,7 +384,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	struct vcam v = { .serial = "VCAM0001", .sock = -1 };
-	struct vcam_camera_config cfg = { 0 };
+	struct vcam_camera_config cfg = { .fault_every = 5 };
 	const char *profile = "default";
 	bool describe_only = false;
 	const char *h264_file = NULL;
@@ -392,6 +416,14 @@ int main(int argc, char **argv)
 		case 'Z':
 			cfg.ctrl_hang = true;
 			break;
+		case 'F':
+			if (parse_faults(optarg, &cfg.payload_faults))
+				return 2;
+			break;
+		case 'N':
+			if (parse_count("fault-every", optarg, &cfg.fault_every))
+				return 2;
+			break;
 		case 'H':
 			h264_file = optarg;
 			break;
@@ -417,6 +449,10 @@ int main(int argc, char **argv)
 	v.profile = vcam_profile_find(profile);
 	if (!v.profile) {
 		fprintf(stderr, "uvcuse-vcam: unknown profile '%s' (see --list-profiles)\n", profile);
+		return 2;
+	}
+	if (cfg.payload_faults && v.profile->transfer != VCAM_ISOCHRONOUS) {
+		fprintf(stderr, "uvcuse-vcam: --payload-fault needs an isochronous profile\n");
 		return 2;
 	}
 	if (describe_only) {

@@ -31,6 +31,41 @@ void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size
 	p->error = error;
 	p->pts = vcam_payload_clock(capture_ns);
 	p->payload_len = p->payload_pos = 0;
+	p->faults = 0;
+	p->send_len = len;
+	p->fault_step = 0;
+	p->zlp_next = false;
+}
+
+static const char *const fault_names[] = {
+	"header0", "header1", "header-long", "no-eof", "fid-toggle",
+	"oversize", "short", "zlp", "iso-error",
+};
+
+const char *vcam_payload_fault_name(unsigned fault)
+{
+	for (unsigned i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++)
+		if (fault == 1u << i)
+			return fault_names[i];
+	return NULL;
+}
+
+unsigned vcam_payload_fault_parse(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++)
+		if (strcmp(name, fault_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
+
+void vcam_payload_set_faults(struct vcam_payload *p, unsigned faults)
+{
+	p->faults = faults;
+	p->send_len = p->frame_len;
+	if (faults & VCAM_FAULT_SHORT)
+		p->send_len = p->frame_len / 2;
+	else if (faults & VCAM_FAULT_OVERSIZE)
+		p->send_len = p->frame_len + VCAM_FAULT_OVERSIZE_BYTES;
 }
 
 /* Header with PTS and SCR. SCR's SOF is the 1 kHz USB frame number. */
@@ -63,9 +98,37 @@ static void frame_done(struct vcam_payload *p)
 	p->frames_done++;
 }
 
+/* Frame bytes from pos, past the frame's end (oversize) a grey filler. */
+static void copy_frame(const struct vcam_payload *p, uint8_t *out, size_t pos, size_t n)
+{
+	size_t from_frame = pos < p->frame_len ? p->frame_len - pos : 0;
+	if (from_frame > n)
+		from_frame = n;
+	memcpy(out, p->frame + pos, from_frame);
+	memset(out + from_frame, 0x80, n - from_frame);
+}
+
+/* The fault that hits the packet about to carry frame bytes from
+ * frame_pos, once per frame each (fault_step remembers which happened):
+ * the header faults on the second packet, FID and iso errors halfway. */
+static unsigned packet_fault(struct vcam_payload *p)
+{
+	static const unsigned header_faults =
+		VCAM_FAULT_HEADER0 | VCAM_FAULT_HEADER1 | VCAM_FAULT_HEADER_LONG;
+	unsigned todo = p->faults & ~p->fault_step;
+	if ((todo & header_faults) && p->frame_pos > 0)
+		return todo & header_faults & -(todo & header_faults); /* lowest one */
+	if ((todo & VCAM_FAULT_FID_TOGGLE) && p->frame_pos >= p->send_len / 2)
+		return VCAM_FAULT_FID_TOGGLE;
+	if ((todo & VCAM_FAULT_ISO_ERROR) && p->frame_pos >= p->send_len / 2)
+		return VCAM_FAULT_ISO_ERROR;
+	return 0;
+}
+
 size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room,
 			       uint64_t now_ns)
 {
+	p->packet_status = 0;
 	if (room < VCAM_PAYLOAD_HEADER)
 		return 0;
 	if (!p->in_frame) {
@@ -73,13 +136,42 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 		write_header(p, out, false, now_ns);
 		return VCAM_PAYLOAD_HEADER;
 	}
-	size_t left = p->frame_len - p->frame_pos;
+	if (p->faults & VCAM_FAULT_ZLP) {
+		p->zlp_next = !p->zlp_next;
+		if (!p->zlp_next)
+			return 0;
+	}
+	unsigned fault = packet_fault(p);
+	p->fault_step |= fault;
+	if (fault == VCAM_FAULT_FID_TOGGLE)
+		p->fid = !p->fid; /* the rest of the frame looks like a new one */
+	size_t left = p->send_len - p->frame_pos;
 	size_t n = room - VCAM_PAYLOAD_HEADER;
+	if (fault == VCAM_FAULT_HEADER_LONG && n > 100)
+		n = 100; /* a packet shorter than the 255 bytes its header claims */
 	if (n > left)
 		n = left;
+	if (fault == VCAM_FAULT_ISO_ERROR) {
+		/* three packets lost on the wire: their bytes never arrive */
+		p->fault_step &= ~VCAM_FAULT_ISO_ERROR;
+		p->fault_step += 1u << 16;
+		if (p->fault_step >> 16 == 3)
+			p->fault_step |= VCAM_FAULT_ISO_ERROR;
+		if (n < left) {
+			p->frame_pos += n;
+			p->packet_status = -71; /* -EPROTO, as a host controller reports it */
+			return 0;
+		}
+	}
 	bool eof = n == left;
-	write_header(p, out, eof, now_ns);
-	memcpy(out + VCAM_PAYLOAD_HEADER, p->frame + p->frame_pos, n);
+	write_header(p, out, eof && !(p->faults & VCAM_FAULT_NO_EOF), now_ns);
+	if (fault == VCAM_FAULT_HEADER0)
+		out[0] = 0;
+	else if (fault == VCAM_FAULT_HEADER1)
+		out[0] = 1;
+	else if (fault == VCAM_FAULT_HEADER_LONG)
+		out[0] = 255;
+	copy_frame(p, out + VCAM_PAYLOAD_HEADER, p->frame_pos, n);
 	p->frame_pos += n;
 	p->payloads++;
 	if (eof)

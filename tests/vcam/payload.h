@@ -10,6 +10,21 @@
 
 #define VCAM_PAYLOAD_HEADER 12
 
+/* Camera faults in one frame's isochronous packets (vcam_payload_set_faults),
+ * combinable; uvcvideo's answer to each is the reference (daemon-faults). */
+enum vcam_payload_fault {
+	VCAM_FAULT_HEADER0 = 1u << 0,     /* one packet's bHeaderLength is 0 */
+	VCAM_FAULT_HEADER1 = 1u << 1,     /* one packet's bHeaderLength is 1 */
+	VCAM_FAULT_HEADER_LONG = 1u << 2, /* one short packet's bHeaderLength exceeds it */
+	VCAM_FAULT_NO_EOF = 1u << 3,      /* the last packet lacks EOF (the next FID ends it) */
+	VCAM_FAULT_FID_TOGGLE = 1u << 4,  /* FID flips halfway through the frame */
+	VCAM_FAULT_OVERSIZE = 1u << 5,    /* 4 KiB more than the frame (> dwMaxVideoFrameSize) */
+	VCAM_FAULT_SHORT = 1u << 6,       /* EOF halfway through the frame */
+	VCAM_FAULT_ZLP = 1u << 7,         /* a zero-length packet between its packets */
+	VCAM_FAULT_ISO_ERROR = 1u << 8,   /* 3 packets halfway with status -EPROTO, no data */
+};
+#define VCAM_FAULT_OVERSIZE_BYTES 4096
+
 struct vcam_payload {
 	/* the frame being sent */
 	const uint8_t *frame;
@@ -17,6 +32,11 @@ struct vcam_payload {
 	bool in_frame;
 	bool fid;
 	bool error;     /* send ERR in this frame's last payload */
+	unsigned faults; /* enum vcam_payload_fault, for this frame */
+	size_t send_len;  /* bytes of this frame to send (short, oversize) */
+	unsigned fault_step; /* progress through the frame's faults */
+	bool zlp_next;    /* VCAM_FAULT_ZLP: the next packet is empty */
+	int packet_status; /* of the last iso packet: 0, or -EPROTO */
 	uint32_t pts;   /* device clock at capture */
 	/* bulk: the payload transfer being sent */
 	size_t max_payload; /* dwMaxPayloadTransferSize */
@@ -35,9 +55,17 @@ void vcam_payload_reset(struct vcam_payload *p, size_t max_payload);
 void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size_t len,
 			      uint64_t capture_ns, bool error);
 
+/* Faults for the frame just started (0: none). */
+void vcam_payload_set_faults(struct vcam_payload *p, unsigned faults);
+
+/* A fault's name ("header0", ..., "iso-error"), or its value from a name
+ * (0: unknown). */
+const char *vcam_payload_fault_name(unsigned fault);
+unsigned vcam_payload_fault_parse(const char *name);
+
 /* Writes one isochronous packet of at most `room` bytes at time now_ns:
  * header plus frame data, or a header alone between frames. Returns the
- * packet length. */
+ * packet length; packet_status tells the packet's USB status. */
 size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room,
 			       uint64_t now_ns);
 
