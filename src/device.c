@@ -111,6 +111,8 @@ struct device {
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
 	char name[64];
 	/* status endpoint and VIDIOC_LOG_STATUS (see their sections) */
+	/* frames lost after assembly (a conversion that could not start); the
+	 * assembler counts the errored ones it dropped */
 	uint64_t frames_dropped;
 	unsigned status_malformed;
 	bool status_running;
@@ -288,8 +290,7 @@ static void on_native_frame(struct device *dev, const struct uvc_frame_event *ev
 	if (!native || ev->buf != native)
 		return; /* cannot happen: the assembler only writes what we gave */
 	dev->given_native = NULL;
-	if (ev->flags & UVC_ASM_DROPPED) {
-		dev->frames_dropped++;
+	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
 		convert_stream_unused(dev->conv, native);
 	} else {
 		/* held until the app has a buffer queued: the newest frames,
@@ -340,6 +341,14 @@ static void on_converted(void *data, void *cookie, long result,
 	wake_all(dev);
 }
 
+/* Frames dropped: errored ones (by the assembler, as uvcvideo drops them;
+ * most never reach on_frame, their buffer reused at once) and those lost
+ * after assembly. */
+static uint64_t frames_dropped_total(const struct device *dev)
+{
+	return dev->assembler.stats.frames_dropped + dev->frames_dropped;
+}
+
 static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 {
 	struct device *dev = opaque;
@@ -351,8 +360,7 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 	if (!b || ev->buf != b->mem)
 		return; /* cannot happen: the assembler only writes what we gave */
 	dev->given = NULL;
-	if (ev->flags & UVC_ASM_DROPPED) {
-		dev->frames_dropped++;
+	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
 		vq_requeue(&dev->node.queue, b);
 	} else {
 		struct timeval tv = frame_time();
@@ -688,7 +696,7 @@ static void op_log_status(void *opaque)
 			 (unsigned long long)dev->frames_no_app_buffer);
 	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu%s%s",
 		    (unsigned long long)dev->frames, (unsigned long long)dev->frames_error,
-		    (unsigned long long)dev->frames_dropped, conv,
+		    (unsigned long long)frames_dropped_total(dev), conv,
 		    dev->stream_failed ? "; stream failed" : "");
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
@@ -1415,7 +1423,7 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	out->interval = dev->node.probe.interval;
 	out->streaming = usb_stream_running(dev->cam);
 	out->frames = dev->frames;
-	out->dropped = dev->frames_dropped;
+	out->dropped = frames_dropped_total(dev);
 	out->errors = dev->frames_error;
 	out->clients = dev->n_files;
 	out->iso_bytes = out->streaming && ss.iso ? ss.packet_size : 0;

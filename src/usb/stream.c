@@ -127,7 +127,10 @@ static void on_transfer(struct libusb_transfer *t)
 	default: /* ERROR, TIMED_OUT, STALL, OVERFLOW */
 		st->stats.packet_errors++;
 		st->consecutive_failures++;
-		/* a half-received bulk payload transfer is lost */
+		/* its data is lost: the frame in progress is bad (uvcvideo
+		 * cancels its queue with an error); a half-received bulk
+		 * payload transfer is lost */
+		uvc_assembler_packet_lost(st->asm_);
 		st->bulk_payload_bytes = 0;
 		break;
 	}

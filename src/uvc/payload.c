@@ -223,6 +223,10 @@ static int payload_invalid(struct uvc_assembler *a)
 void uvc_assembler_packet_lost(struct uvc_assembler *a)
 {
 	a->stats.packets_lost++;
+	/* a bulk payload in progress ends with it: what comes next is a header */
+	a->in_payload = false;
+	a->bulk_state = UVC_BULK_IDLE;
+	a->bulk_hdr_len = 0;
 	if (a->frame.active)
 		a->frame.flags |= UVC_ASM_ERR_LOST;
 	else

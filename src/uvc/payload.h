@@ -163,7 +163,8 @@ void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes);
  * Returns 0, or -EINVAL for a payload with a bad header (dropped). */
 int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t len);
 
-/* An isochronous packet that never arrived (its status was an error). */
+/* A packet or transfer that never arrived (its status was an error); a bulk
+ * payload in progress ends with it. */
 void uvc_assembler_packet_lost(struct uvc_assembler *a);
 
 /* Bulk: the next len bytes of the stream (one URB); transfer_end when this

@@ -5,9 +5,9 @@
  * frame size follows, bit 3 give a buffer back at each frame as device.c
  * does), the buffer capacity (u16), then records of a u16 each: bit 15
  * clear is a packet/URB of the low 14 bits' length (bit 14: bulk
- * transfer_end) whose bytes follow; bit 15 set is an action (low bits:
- * 0 give a buffer, 1 reset, 2 no buffer, 3 a new expected size); at most
- * 512 records. */
+ * transfer_end) whose bytes follow; bit 15 set is an action (bit 13: an
+ * isochronous packet lost on the bus; else the low bits: 0 give a buffer,
+ * 1 reset, 2 no buffer, 3 a new expected size); at most 512 records. */
 #include "fuzz.h"
 #include "uvc/payload.h"
 
@@ -110,6 +110,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned records = 0; in.n && records < 512; records++) {
 		uint16_t rec = fuzz_u16(&in);
 		if (rec & 0x8000) {
+			if (rec & 0x2000) {
+				uvc_assembler_packet_lost(&h->a);
+				continue;
+			}
 			switch (rec & 3) {
 			case 0:
 				give(h);

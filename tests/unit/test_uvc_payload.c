@@ -578,7 +578,8 @@ START_TEST(iso_camera_faults)
 						intact[k]++;
 			}
 			const char *name = vcam_payload_fault_name(fault);
-			ck_assert_msg(intact[0] == 1 && intact[2] == 1, "%s: good frames lost", name);
+			ck_assert_msg(intact[0] == 1 && intact[2] == 1 && intact[3] == 1,
+				      "%s: good frames lost", name);
 			ck_assert_msg(intact[1] == kept, "%s (compressed %d): faulty frame %s", name,
 				      compressed, kept ? "lost" : "delivered as intact");
 			ck_assert_msg(kept ? errored == 0 : errored >= 1, "%s: %u errored", name, errored);
@@ -586,6 +587,33 @@ START_TEST(iso_camera_faults)
 				free(f[k]);
 			sink_free(&s);
 		}
+}
+END_TEST
+
+/* A packet lost between two frames marks the frame that comes next, as
+ * uvcvideo marks the buffer waiting for data; the one before stays good. */
+START_TEST(packet_lost_between_frames)
+{
+	const size_t len = 5000;
+	struct sink s;
+	sink_init(&s, len, true);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f0 = make_frame(len, 0), *f1 = make_frame(len, 1), *f2 = make_frame(len, 2);
+	send_iso(&s, &p, f0, len, 0, false, 1024, 1);
+	uvc_assembler_packet_lost(&s.a);
+	send_iso(&s, &p, f1, len, 1, false, 1024, 1);
+	send_iso(&s, &p, f2, len, 2, false, 1024, 1);
+	ck_assert_uint_eq(s.n, 3);
+	check_frame(&s, 0, f0, len, 0, 0);
+	ck_assert(s.ev[1].error);
+	ck_assert(s.ev[1].flags & UVC_ASM_ERR_LOST);
+	check_frame(&s, 2, f2, len, 2, 0);
+	ck_assert_uint_eq(s.a.stats.packets_lost, 1);
+	free(f0);
+	free(f1);
+	free(f2);
+	sink_free(&s);
 }
 END_TEST
 
@@ -665,6 +693,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, no_buffer_dropped);
 	tcase_add_test(t, garbage_never_crashes);
 	tcase_add_test(t, iso_camera_faults);
+	tcase_add_test(t, packet_lost_between_frames);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -104,7 +104,8 @@ static void copy_frame(const struct vcam_payload *p, uint8_t *out, size_t pos, s
 	size_t from_frame = pos < p->frame_len ? p->frame_len - pos : 0;
 	if (from_frame > n)
 		from_frame = n;
-	memcpy(out, p->frame + pos, from_frame);
+	if (from_frame)
+		memcpy(out, p->frame + pos, from_frame);
 	memset(out + from_frame, 0x80, n - from_frame);
 }
 
@@ -152,19 +153,22 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 	if (n > left)
 		n = left;
 	if (fault == VCAM_FAULT_ISO_ERROR) {
-		/* three packets lost on the wire: their bytes never arrive */
+		/* three packets lost on the wire: their bytes never arrive (the
+		 * frame's last packet always does; the count is in the upper bits) */
 		p->fault_step &= ~VCAM_FAULT_ISO_ERROR;
-		p->fault_step += 1u << 16;
-		if (p->fault_step >> 16 == 3)
-			p->fault_step |= VCAM_FAULT_ISO_ERROR;
 		if (n < left) {
+			p->fault_step += 1u << 16;
+			if (p->fault_step >> 16 == 3)
+				p->fault_step |= VCAM_FAULT_ISO_ERROR;
 			p->frame_pos += n;
 			p->packet_status = -71; /* -EPROTO, as a host controller reports it */
 			return 0;
 		}
 	}
 	bool eof = n == left;
-	write_header(p, out, eof && !(p->faults & VCAM_FAULT_NO_EOF), now_ns);
+	write_header(p, out, eof, now_ns);
+	if (p->faults & VCAM_FAULT_NO_EOF)
+		out[1] &= (uint8_t)~UVC_STREAM_EOF; /* ERR, if any, stays */
 	if (fault == VCAM_FAULT_HEADER0)
 		out[0] = 0;
 	else if (fault == VCAM_FAULT_HEADER1)

@@ -13,12 +13,14 @@
 /* Camera faults in one frame's isochronous packets (vcam_payload_set_faults),
  * combinable; uvcvideo's answer to each is the reference (daemon-faults). */
 enum vcam_payload_fault {
+	/* the header faults hit the frame's second packet (none if it has one) */
 	VCAM_FAULT_HEADER0 = 1u << 0,     /* one packet's bHeaderLength is 0 */
 	VCAM_FAULT_HEADER1 = 1u << 1,     /* one packet's bHeaderLength is 1 */
 	VCAM_FAULT_HEADER_LONG = 1u << 2, /* one short packet's bHeaderLength exceeds it */
 	VCAM_FAULT_NO_EOF = 1u << 3,      /* the last packet lacks EOF (the next FID ends it) */
 	VCAM_FAULT_FID_TOGGLE = 1u << 4,  /* FID flips halfway through the frame */
-	VCAM_FAULT_OVERSIZE = 1u << 5,    /* 4 KiB more than the frame (> dwMaxVideoFrameSize) */
+	VCAM_FAULT_OVERSIZE = 1u << 5,    /* 4 KiB more than the frame (for YUYV: more than
+					   * dwMaxVideoFrameSize) */
 	VCAM_FAULT_SHORT = 1u << 6,       /* EOF halfway through the frame */
 	VCAM_FAULT_ZLP = 1u << 7,         /* a zero-length packet between its packets */
 	VCAM_FAULT_ISO_ERROR = 1u << 8,   /* 3 packets halfway with status -EPROTO, no data */
