@@ -694,9 +694,12 @@ static void op_log_status(void *opaque)
 			 (unsigned long long)dev->frames_converted, convert_stream_threads(dev->conv),
 			 (unsigned long long)dev->frames_undecodable,
 			 (unsigned long long)dev->frames_no_app_buffer);
-	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu%s%s",
+	/* "no buffer queued": frames lost because the app had given back no
+	 * buffer in time (its own lateness, as with any driver) */
+	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu, no buffer queued: %llu%s%s",
 		    (unsigned long long)dev->frames, (unsigned long long)dev->frames_error,
-		    (unsigned long long)frames_dropped_total(dev), conv,
+		    (unsigned long long)frames_dropped_total(dev),
+		    (unsigned long long)dev->assembler.stats.frames_no_buffer, conv,
 		    dev->stream_failed ? "; stream failed" : "");
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
