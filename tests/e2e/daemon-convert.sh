@@ -37,13 +37,6 @@ check() {
 	rm -f "$1"
 }
 
-# stop_camera: the last vcam started goes away.
-stop_camera() {
-	kill -TERM "${VCAM_PIDS[-1]}"
-	wait "${VCAM_PIDS[-1]}" || true
-	unset 'VCAM_PIDS[-1]'
-}
-
 # capture IO FOURCC WxH FPS COUNT FILE: uvcuse-run v4l2-ctl --stream-IO
 # (mmap or user) of the node.
 capture() {
@@ -208,7 +201,7 @@ v4l2-ctl -d "$NODE" --log-status >/dev/null
 grep -E "frames: .*converted: [0-9]+ on [0-9]+ threads, undecodable: 0," "$WORK/uvcuse.log" | tail -n 1 ||
 	fail "LOG_STATUS does not count converted frames"
 uvcuse_stop video10
-stop_camera
+vcam_stop_last
 
 step "from NV12 (nv12 profile) 640x480: RGB3, BGR3, YU12, YV12, 60 frames each"
 SERIAL=CONVN
@@ -218,7 +211,7 @@ uvcuse_start "$SERIAL" video10
 all_four 640x480 15
 grep -m1 "streaming NV12 640x480 converted to RGB3" "$WORK/uvcuse.log" || fail "RGB3 not from NV12"
 uvcuse_stop video10
-stop_camera
+vcam_stop_last
 
 step "corrupt JPEG (every 4th frame): dropped, their sequence numbers skipped, counted"
 SERIAL=CONVC
@@ -235,7 +228,7 @@ undecodable=$(sed -E 's/.*undecodable: ([0-9]+).*/\1/' <<<"$line")
 [ "$undecodable" -ge 5 ] || fail "only $undecodable undecodable frames counted (every 4th of 20+)"
 kill -0 "$UVCUSE_PID" || fail "the daemon died on corrupt JPEG"
 uvcuse_stop video10
-stop_camera
+vcam_stop_last
 
 step "rate: 1280x720 MJPEG -> RGB3 while streaming, against ffmpeg's decoder on the same frames"
 # usb3: 1280x720 at 60 fps only as MJPEG (YUYV has 30, 15, 5), so RGB3 at
@@ -260,6 +253,6 @@ echo "rate ratio: $(awk -v a="$ours" -v b="$ff720" 'BEGIN { printf "%.2f", a / b
 awk -v a="$ours" -v b="$ff720" 'BEGIN { exit !(a >= b) }' ||
 	echo "note: converting while streaming is slower than ffmpeg's decoder in this guest"
 uvcuse_stop video10
-stop_camera
+vcam_stop_last
 echo
 echo "daemon convert: $STEPS steps passed"

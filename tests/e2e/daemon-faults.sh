@@ -92,9 +92,7 @@ for spec in "${FAULTS[@]}"; do
 		fail "$spec: LOG_STATUS counts ${dropped:-0} dropped frames, $FAULTY_LOST faulty ones were skipped"
 	ROWS+=("| $fault ($fourcc) | ${k[3]} dropped, ${k[5]} kept, ${k[1]} damaged | $FAULTY_LOST dropped, $FAULTY_KEPT kept, 0 damaged; LOG_STATUS dropped ${dropped:-0} |")
 	uvcuse_stop video10
-	kill -TERM "${VCAM_PIDS[-1]}"
-	wait "${VCAM_PIDS[-1]}" || true
-	unset 'VCAM_PIDS[-1]'
+	vcam_stop_last
 done
 
 echo

@@ -39,9 +39,7 @@ kill -TERM "$pid"
 for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 [ ! -e /dev/video10 ] || fail "/dev/video10 outlived the daemon"
 echo "detached daemon $pid served /dev/video10 and left on SIGTERM"
-kill -TERM "${VCAM_PIDS[-1]}"
-wait "${VCAM_PIDS[-1]}" || true
-unset 'VCAM_PIDS[-1]'
+vcam_stop_last
 
 for profile in "${PROFILES[@]}"; do
 	serial=F-$profile
@@ -85,9 +83,7 @@ for profile in "${PROFILES[@]}"; do
 	v4l2-ctl -d /dev/video10 --list-formats-ext >"$WORK/formats.convert"
 	diff -u "$WORK/formats.uvcuse" "$WORK/formats.convert" || fail "$profile: --convert is not the default list"
 	uvcuse_stop video10
-	kill -TERM "${VCAM_PIDS[-1]}"
-	wait "${VCAM_PIDS[-1]}" || true
-	unset 'VCAM_PIDS[-1]'
+	vcam_stop_last
 done
 echo
 echo "daemon formats: $STEPS steps passed"

@@ -77,6 +77,13 @@ vcam_start() {
 	VCAM_PIDS+=($!)
 }
 
+# vcam_stop_last: the last camera vcam_start plugged in goes away.
+vcam_stop_last() {
+	kill -TERM "${VCAM_PIDS[-1]}"
+	wait "${VCAM_PIDS[-1]}" || true
+	unset 'VCAM_PIDS[-1]'
+}
+
 # video_node SERIAL [TIMEOUT_S]: prints the capture node of the camera with
 # that USB serial number once the kernel driver has created it.
 video_node() {

@@ -28,9 +28,7 @@ echo "sequences $first..$last: $missing skipped, $expected carried ERR, ${droppe
 if [ "$missing" -lt "$expected" ] || [ "$missing" -gt $((expected + ${dropped:-0})) ]; then
 	fail "skipped frames are not the ERR frames"
 fi
-kill -TERM "${VCAM_PIDS[-1]}"
-wait "${VCAM_PIDS[-1]}" || true
-unset 'VCAM_PIDS[-1]'
+vcam_stop_last
 
 # The corrupt-JPEG fault: uvcvideo passes MJPEG through, so the damaged
 # frames reach the application, and the checker finds exactly those.

@@ -346,6 +346,12 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 		LOG("waiting for the pictures of %ux%u to be drawn\n", f->width, f->height);
 }
 
+/* Every nth frame (sequence n-1, 2n-1, ...) gets a fault; n 0: none. */
+static bool every_nth(uint32_t sequence, unsigned n)
+{
+	return n && sequence % n == n - 1;
+}
+
 /* The frame the sensor has ready by now, if the last one is out. */
 static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 {
@@ -377,9 +383,8 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 	const uint8_t *frame = vcam_frames_get(cam->frames, sequence, capture_ns, &len);
 	if (!frame)
 		return false;
-	bool error = cam->cfg.error_every && sequence % cam->cfg.error_every == cam->cfg.error_every - 1;
-	unsigned ce = cam->cfg.corrupt_jpeg_every;
-	if (ce && sequence % ce == ce - 1 &&
+	bool error = every_nth(sequence, cam->cfg.error_every);
+	if (every_nth(sequence, cam->cfg.corrupt_jpeg_every) &&
 	    vcam_probe_format(cam->profile, active_probe(cam))->pixel == VCAM_PIXEL_MJPEG) {
 		/* the payload reads the frame until it ends: keep the copy here */
 		if (cam->corrupt_len < len) {
@@ -396,8 +401,7 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 		}
 	}
 	vcam_payload_start_frame(&cam->payload, frame, len, capture_ns, error);
-	unsigned fe = cam->cfg.fault_every;
-	if (cam->cfg.payload_faults && fe && sequence % fe == fe - 1) {
+	if (cam->cfg.payload_faults && every_nth(sequence, cam->cfg.fault_every)) {
 		vcam_payload_set_faults(&cam->payload, cam->cfg.payload_faults);
 		cam->stats.frames_faulted++;
 	}

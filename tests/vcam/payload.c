@@ -34,6 +34,7 @@ void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size
 	p->faults = 0;
 	p->send_len = len;
 	p->fault_step = 0;
+	p->packets_lost = 0;
 	p->zlp_next = false;
 }
 
@@ -143,7 +144,8 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 			return 0;
 	}
 	unsigned fault = packet_fault(p);
-	p->fault_step |= fault;
+	if (fault != VCAM_FAULT_ISO_ERROR)
+		p->fault_step |= fault; /* once a frame; iso errors: below */
 	if (fault == VCAM_FAULT_FID_TOGGLE)
 		p->fid = !p->fid; /* the rest of the frame looks like a new one */
 	size_t left = p->send_len - p->frame_pos;
@@ -154,12 +156,10 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 		n = left;
 	if (fault == VCAM_FAULT_ISO_ERROR) {
 		/* three packets lost on the wire: their bytes never arrive (the
-		 * frame's last packet always does; the count is in the upper bits) */
-		p->fault_step &= ~VCAM_FAULT_ISO_ERROR;
+		 * frame's last packet always does) */
+		if (n == left || ++p->packets_lost == 3)
+			p->fault_step |= VCAM_FAULT_ISO_ERROR;
 		if (n < left) {
-			p->fault_step += 1u << 16;
-			if (p->fault_step >> 16 == 3)
-				p->fault_step |= VCAM_FAULT_ISO_ERROR;
 			p->frame_pos += n;
 			p->packet_status = -71; /* -EPROTO, as a host controller reports it */
 			return 0;

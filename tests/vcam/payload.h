@@ -36,7 +36,8 @@ struct vcam_payload {
 	bool error;     /* send ERR in this frame's last payload */
 	unsigned faults; /* enum vcam_payload_fault, for this frame */
 	size_t send_len;  /* bytes of this frame to send (short, oversize) */
-	unsigned fault_step; /* progress through the frame's faults */
+	unsigned fault_step; /* the frame's faults that happened */
+	unsigned packets_lost; /* VCAM_FAULT_ISO_ERROR: so far in this frame */
 	bool zlp_next;    /* VCAM_FAULT_ZLP: the next packet is empty */
 	int packet_status; /* of the last iso packet: 0, or -EPROTO */
 	uint32_t pts;   /* device clock at capture */
