@@ -107,6 +107,7 @@ struct device {
 	struct dev_file *files;
 	unsigned n_files;
 	bool stream_failed;
+	bool unplugged; /* seen (by the stream or the status endpoint), said once */
 	uint64_t frames, frames_error;
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
 	char name[64];
@@ -374,6 +375,16 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 	wake_all(dev);
 }
 
+/* The camera is gone: as uvcvideo removes its node, the daemon leaves, and
+ * systemd/udev start it again when the camera comes back. */
+static void camera_unplugged(struct device *dev)
+{
+	if (!dev->unplugged)
+		log_info("camera unplugged: removing /dev/%s", dev->name);
+	dev->unplugged = true;
+	loop_quit(dev->loop, 0);
+}
+
 static void on_stream_error(void *opaque, int err)
 {
 	struct device *dev = opaque;
@@ -381,10 +392,7 @@ static void on_stream_error(void *opaque, int err)
 	vq_set_error(&dev->node.queue);
 	wake_all(dev);
 	if (err == -ENODEV) {
-		/* as uvcvideo removes its node: the daemon leaves, and systemd/udev
-		 * start it again when the camera comes back */
-		log_info("camera unplugged: removing /dev/%s", dev->name);
-		loop_quit(dev->loop, 0);
+		camera_unplugged(dev);
 		return;
 	}
 	log_error("stream stopped: %s", strerror(-err));
@@ -399,7 +407,9 @@ static int op_probe(void *opaque, const struct uvc_probe *want, struct uvc_probe
 	if (err)
 		log_warn("probe of format %u frame %u refused: %s", want->format_index,
 			 want->frame_index, strerror(-err));
-	return err == -EPIPE ? -EINVAL : err;
+	/* uvcvideo answers EIO for a probe the camera failed, however it
+	 * failed (STALL, short, timeout) */
+	return err && err != -ENODEV && err != -ENOMEM ? -EIO : err;
 }
 
 /* The stream stopped or did not start: every buffer handed to the
@@ -544,8 +554,7 @@ static void on_status_error(void *opaque, int err)
 	struct device *dev = opaque;
 	dev->status_running = false;
 	if (err == -ENODEV) {
-		log_info("camera unplugged: removing /dev/%s", dev->name);
-		loop_quit(dev->loop, 0);
+		camera_unplugged(dev);
 		return;
 	}
 	log_warn("status endpoint stopped (%s): the camera's own control changes no longer "

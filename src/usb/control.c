@@ -86,14 +86,28 @@ int usb_uvc_error_errno(uint8_t code)
 }
 
 /* uvc_query_ctrl's reading of the first answer r (bytes or -errno) to a
- * request of len bytes: 1 done with *result set, 0 when it stalled and the
- * error code must be read. Shared by the synchronous and the queued path
- * so that both give the same answers. */
+ * request of len bytes into data: 1 done with *result set, 0 when it
+ * stalled and the error code must be read. Shared by the synchronous and
+ * the queued path so that both give the same answers. */
 static int query_first_answer(struct usb_camera *cam, uint8_t query, uint8_t unit,
-			      uint8_t selector, int r, uint16_t len, int *result)
+			      uint8_t selector, int r, uint8_t *data, uint16_t len, int *result)
 {
 	if (r == len) {
 		*result = r;
+		return 1;
+	}
+	/* Short answers: some cameras send only the bytes a value needs.
+	 * uvcvideo (its partial-read fix, in the 6.1 stable kernels) takes
+	 * what came with the rest zeroed, for any query but GET_INFO, whose
+	 * single byte cannot be short; it warns once. */
+	if (r > 0 && r < len && query != UVC_GET_INFO) {
+		memset(data + r, 0, (size_t)(len - r));
+		if (!cam->short_answer_warned)
+			log_warn("%s: %s of control %u on unit %u answered %d of %u bytes: the rest "
+				 "taken as zeros (said once per camera)", cam->id.port_path,
+				 query_name(query), selector, unit, r, len);
+		cam->short_answer_warned = true;
+		*result = len;
 		return 1;
 	}
 	if (r != -EPIPE) {
@@ -121,7 +135,7 @@ int usb_query_ctrl(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t 
 {
 	int result;
 	int r = usb_control(cam, query, unit, selector, data, len);
-	if (query_first_answer(cam, query, unit, selector, r, len, &result))
+	if (query_first_answer(cam, query, unit, selector, r, data, len, &result))
 		return result;
 	/* The camera stalled: it says why in VC_REQUEST_ERROR_CODE_CONTROL. */
 	uint8_t code = 0;
@@ -241,8 +255,8 @@ static void on_ctrl_transfer(struct libusb_transfer *t)
 	if (r->cancelled) {
 		/* nobody waits for it: no error code read either */
 	} else if (!r->reading_error) {
-		if (!query_first_answer(cam, r->query, r->unit, r->selector, res, r->len,
-					&r->result)) {
+		if (!query_first_answer(cam, r->query, r->unit, r->selector, res,
+					r->buf + LIBUSB_CONTROL_SETUP_SIZE, r->len, &r->result)) {
 			r->reading_error = true;
 			int e = ctrl_submit(r);
 			if (e == 0)

@@ -96,6 +96,7 @@ struct usb_camera {
 	uint8_t claimed[1 + 16];
 	bool detached[1 + 16];
 	bool gone;                  /* LIBUSB_ERROR_NO_DEVICE seen */
+	bool short_answer_warned; /* a control answered short (said once) */
 	struct usb_stream stream;
 	struct usb_status status;
 	struct usb_ctrlq ctrlq;

@@ -94,7 +94,8 @@ video_node() {
 			[ "$(cat "$dev/index")" = 0 ] || continue
 			local usb
 			usb=$(readlink -f "$dev/device/..")
-			if [ "$(cat "$usb/serial" 2>/dev/null)" = "$serial" ]; then
+			if [ "$(cat "$usb/serial" 2>/dev/null)" = "$serial" ] &&
+				[ -c "/dev/$(basename "$dev")" ]; then
 				echo "/dev/$(basename "$dev")"
 				return 0
 			fi

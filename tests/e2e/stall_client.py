@@ -5,6 +5,9 @@
                                               "start end result" (result: the
                                               value or an errno name); with
                                               INTERRUPT_S a signal interrupts it
+    stall_client.py sctrl NODE [INTERRUPT_S]  VIDIOC_S_CTRL brightness to 40; prints
+                                              "start end result" (result: "ok" or
+                                              an errno name)
     stall_client.py xuget NODE [INTERRUPT_S [MARK]]  the same with
                                               UVCIOC_CTRL_QUERY GET_CUR of the
                                               vcam's extension unit test pattern
@@ -28,6 +31,7 @@ import threading
 import time
 
 VIDIOC_G_CTRL = 0xC008561B  # _IOWR('V', 27, struct v4l2_control)
+VIDIOC_S_CTRL = 0xC008561C  # _IOWR('V', 28, struct v4l2_control)
 UVCIOC_CTRL_QUERY = 0xC0107521  # _IOWR('u', 0x21, struct uvc_xu_control_query)
 V4L2_CID_BRIGHTNESS = 0x00980900
 XU_UNIT, XU_TEST_PATTERN, UVC_GET_CUR = 3, 2, 0x81
@@ -40,6 +44,11 @@ class Interrupted(Exception):
 def g_ctrl(fd):
     arg = fcntl.ioctl(fd, VIDIOC_G_CTRL, struct.pack("=Ii", V4L2_CID_BRIGHTNESS, 0))
     return str(struct.unpack("=Ii", arg)[1])
+
+
+def s_ctrl(fd):
+    fcntl.ioctl(fd, VIDIOC_S_CTRL, struct.pack("=Ii", V4L2_CID_BRIGHTNESS, 40))
+    return "ok"
 
 
 def xu_get(fd):
@@ -112,8 +121,9 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "stall":
         stall(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
-    elif mode in ("gctrl", "xuget"):
-        print(request(g_ctrl if mode == "gctrl" else xu_get, sys.argv[2],
+    elif mode in ("gctrl", "sctrl", "xuget"):
+        what = {"gctrl": g_ctrl, "sctrl": s_ctrl, "xuget": xu_get}[mode]
+        print(request(what, sys.argv[2],
                       float(sys.argv[3]) if len(sys.argv) > 3 else 0,
                       sys.argv[4] if len(sys.argv) > 4 else None))
     elif mode == "rates":

@@ -75,6 +75,7 @@ static int32_t reply_status(const struct reply *r)
 
 static unsigned ctrl_delay_ms;
 static bool ctrl_hang;
+static unsigned request_faults;
 
 static struct vcam_camera *camera(const char *profile)
 {
@@ -86,6 +87,7 @@ static struct vcam_camera *camera(const char *profile)
 		.frames = fake_frames,
 		.ctrl_delay_ms = ctrl_delay_ms,
 		.ctrl_hang = ctrl_hang,
+		.request_faults = request_faults,
 	};
 	n_replies = 0;
 	fake_now = 1000000000ull;
@@ -275,6 +277,106 @@ START_TEST(probe_commit_and_stalls)
 }
 END_TEST
 
+#define PU_INDEX ((VCAM_ID_PROCESSING << 8) | VCAM_IF_CONTROL)
+
+/* --request-fault: each fault fails its own requests only, as it says, and
+ * vcam_camera_arm_request_faults() switches them off and on. */
+START_TEST(request_faults_fail_their_requests)
+{
+	request_faults = vcam_request_fault_parse("ctrl-stall") |
+			 vcam_request_fault_parse("probe-stall");
+	ck_assert_uint_eq(request_faults, VCAM_RF_CTRL_STALL | VCAM_RF_PROBE_STALL);
+	ck_assert_uint_eq(vcam_request_fault_parse("nonsense"), 0);
+	struct vcam_camera *cam = camera("default");
+	uint8_t v[2] = { 20, 0 }, raw[34];
+	struct uvc_probe p = { .format_index = 1, .frame_index = 1, .interval = 333333 };
+	uvc_probe_encode(&p, raw, sizeof(raw));
+
+	/* ctrl-stall: values STALL "not ready"; ranges and GET_INFO still answer */
+	struct reply *r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8,
+				  PU_INDEX, 2, NULL);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	ck_assert_uint_eq(error_code(cam), VCAM_ERR_NOT_READY);
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, v);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	r = control(cam, CLASS_IN, UVC_GET_MAX, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	ck_assert_uint_eq(r->length, 2);
+	/* probe-stall: SET_CUR of probe STALLs, commit and GET_CUR do not */
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 34, raw);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	ck_assert_uint_eq(error_code(cam), VCAM_ERR_WRONG_STATE);
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 34, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL << 8, VCAM_IF_STREAMING, 34, raw);
+	ck_assert_int_eq(reply_status(r), 0);
+
+	/* switched off: everything answers; on again: the faults are back */
+	vcam_camera_arm_request_faults(cam, false);
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, v);
+	ck_assert_int_eq(reply_status(r), 0);
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	ck_assert_uint_eq(r->data[0], 20);
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING, 34, raw);
+	ck_assert_int_eq(reply_status(r), 0);
+	vcam_camera_arm_request_faults(cam, true);
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, NULL);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	release(cam);
+
+	/* ctrl-short: GET_CUR one byte short; errcode-stall: the code read STALLs */
+	request_faults = VCAM_RF_CTRL_SHORT | VCAM_RF_ERRCODE_STALL | VCAM_RF_COMMIT_STALL;
+	cam = camera("default");
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, NULL);
+	ck_assert_int_eq(reply_status(r), 0);
+	ck_assert_uint_eq(r->length, 1);
+	r = control(cam, CLASS_IN, UVC_GET_DEF, UVC_PU_BRIGHTNESS_CONTROL << 8, PU_INDEX, 2, NULL);
+	ck_assert_uint_eq(r->length, 2);
+	r = control(cam, CLASS_OUT, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL << 8, VCAM_IF_STREAMING, 34, raw);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	r = control(cam, CLASS_IN, UVC_GET_CUR, UVC_VC_REQUEST_ERROR_CODE_CONTROL << 8,
+		    VCAM_IF_CONTROL, 1, NULL);
+	ck_assert_int_eq(reply_status(r), -EPIPE);
+	vcam_camera_arm_request_faults(cam, false);
+	ck_assert_uint_eq(error_code(cam), VCAM_ERR_WRONG_STATE); /* the commit's, kept */
+	release(cam);
+	request_faults = 0;
+}
+END_TEST
+
+/* status-garbage: a packet of 0 to 16 bytes every control tick, none once off. */
+START_TEST(status_garbage_every_tick)
+{
+	request_faults = VCAM_RF_STATUS_GARBAGE;
+	struct vcam_camera *cam = camera("default");
+	control(cam, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, NULL);
+	unsigned lengths = 0, sent = 0;
+	for (unsigned tick = 0; tick < 40; tick++) {
+		struct usbip_header h = {
+			.command = USBIP_CMD_SUBMIT, .seqnum = 5000 + tick, .ep = 1,
+			.direction = USBIP_DIR_IN, .length = VCAM_STATUS_PACKET,
+		};
+		n_replies = 0;
+		ck_assert_int_eq(vcam_camera_command(cam, &h, NULL, NULL, fake_now), 0);
+		ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+		fake_now += 100000000ull;
+		for (unsigned i = 0; i < n_replies; i++) {
+			ck_assert_uint_le(replies[i].length, VCAM_STATUS_PACKET);
+			lengths |= 1u << replies[i].length;
+			sent++;
+		}
+	}
+	ck_assert_uint_ge(sent, 30);
+	ck_assert_uint_ge(__builtin_popcount(lengths), 8); /* lengths of all sorts */
+	struct vcam_camera_stats st;
+	vcam_camera_stats(cam, &st);
+	ck_assert_uint_ge(st.status_garbage, 30);
+	release(cam);
+	request_faults = 0;
+}
+END_TEST
+
 static void submit_iso(struct vcam_camera *cam, uint32_t seqnum, unsigned packets, unsigned size)
 {
 	struct usbip_iso_desc iso[64];
@@ -370,6 +472,8 @@ int main(void)
 	tcase_add_test(tc, enumerates_like_a_usb_device);
 	tcase_add_test(tc, slow_controls_answer_late_in_order);
 	tcase_add_test(tc, probe_commit_and_stalls);
+	tcase_add_test(tc, request_faults_fail_their_requests);
+	tcase_add_test(tc, status_garbage_every_tick);
 	tcase_add_test(tc, iso_stream_is_paced_and_unlinkable);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

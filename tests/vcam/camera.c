@@ -81,7 +81,25 @@ struct vcam_camera {
 	 * made goes out (0: at once) */
 	struct held_reply *held;
 	uint64_t hold_until;
+
+	/* request faults (cfg.request_faults) in force, and the one making
+	 * this answer short */
+	bool faults_armed;
+	bool short_answer;
+	uint32_t garbage_seed;
 };
+
+static const char *const request_fault_names[] = {
+	"ctrl-stall", "ctrl-short", "errcode-stall", "probe-stall", "commit-stall", "status-garbage",
+};
+
+unsigned vcam_request_fault_parse(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(request_fault_names) / sizeof(request_fault_names[0]); i++)
+		if (strcmp(name, request_fault_names[i]) == 0)
+			return 1u << i;
+	return 0;
+}
 
 #define LOG(...) fprintf(stderr, "vcam: " __VA_ARGS__)
 
@@ -228,6 +246,8 @@ static int reply_in(struct vcam_camera *cam, const struct usbip_header *h, const
 {
 	if (length > (size_t)h->length)
 		length = (size_t)h->length;
+	if (cam->short_answer && length)
+		length--;
 	return reply(cam, h, 0, data, length, NULL, 0);
 }
 
@@ -283,6 +303,34 @@ static void queue_status_event(struct vcam_camera *cam, const struct vcam_contro
 	memcpy(pkt + 5, e->value, len);
 	cam->status_lengths[i] = (uint8_t)(5 + len);
 	cam->status_count++;
+}
+
+/* A random status packet (VCAM_RF_STATUS_GARBAGE): any length up to the
+ * endpoint's, half of them with a real bStatusType and originator so that
+ * they reach further into the host's parser. */
+static void queue_status_garbage(struct vcam_camera *cam)
+{
+	static const uint8_t ids[] = { 0, VCAM_ID_CAMERA, VCAM_ID_PROCESSING, VCAM_ID_EXTENSION,
+				       VCAM_ID_OUTPUT, 0x7f };
+	if (cam->status_count == STATUS_QUEUE)
+		return;
+	unsigned i = (cam->status_head + cam->status_count) % STATUS_QUEUE;
+	uint8_t *pkt = cam->status_packets[i];
+	uint32_t x = cam->garbage_seed;
+	for (unsigned k = 0; k < VCAM_STATUS_PACKET; k++) {
+		x ^= x << 13; /* xorshift32 */
+		x ^= x >> 17;
+		x ^= x << 5;
+		pkt[k] = (uint8_t)x;
+	}
+	cam->garbage_seed = x;
+	if (pkt[0] & 1) {
+		pkt[0] = 1 + (pkt[1] & 1); /* VideoControl or VideoStreaming */
+		pkt[1] = ids[pkt[2] % sizeof(ids)];
+	}
+	cam->status_lengths[i] = (uint8_t)(x % (VCAM_STATUS_PACKET + 1));
+	cam->status_count++;
+	cam->stats.status_garbage++;
 }
 
 /* ---- streaming ---- */
@@ -678,6 +726,31 @@ static int control_request(struct vcam_camera *cam, const struct usbip_header *h
 static int endpoint0_class(struct vcam_camera *cam, const struct usbip_header *h,
 			   const struct usb_ctrlrequest *rp, const uint8_t *out, uint64_t now_ns);
 
+/* A class request while request faults are armed: those that match one
+ * fail as it says, the others are answered as usual. */
+static int faulty_class_request(struct vcam_camera *cam, const struct usbip_header *h,
+				const struct usb_ctrlrequest *r, const uint8_t *out, uint64_t now_ns)
+{
+	unsigned faults = cam->cfg.request_faults;
+	unsigned intf = r->wIndex & 0xff, entity = r->wIndex >> 8, selector = r->wValue >> 8;
+	bool unit_value = intf == VCAM_IF_CONTROL && entity != 0 &&
+			  (r->bRequest == UVC_GET_CUR || r->bRequest == UVC_SET_CUR);
+
+	if ((faults & VCAM_RF_CTRL_STALL) && unit_value)
+		return stall(cam, h, VCAM_ERR_NOT_READY);
+	if ((faults & VCAM_RF_ERRCODE_STALL) && intf == VCAM_IF_CONTROL && entity == 0 &&
+	    selector == UVC_VC_REQUEST_ERROR_CODE_CONTROL && r->bRequest == UVC_GET_CUR)
+		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0); /* the code stays */
+	if (intf == VCAM_IF_STREAMING && r->bRequest == UVC_SET_CUR &&
+	    (((faults & VCAM_RF_PROBE_STALL) && selector == UVC_VS_PROBE_CONTROL) ||
+	     ((faults & VCAM_RF_COMMIT_STALL) && selector == UVC_VS_COMMIT_CONTROL)))
+		return stall(cam, h, VCAM_ERR_WRONG_STATE);
+	cam->short_answer = (faults & VCAM_RF_CTRL_SHORT) && unit_value && r->bRequest == UVC_GET_CUR;
+	int err = endpoint0_class(cam, h, r, out, now_ns);
+	cam->short_answer = false;
+	return err;
+}
+
 static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, const uint8_t *out,
 		     uint64_t now_ns)
 {
@@ -691,6 +764,8 @@ static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, cons
 
 	if ((r.bRequestType & USB_TYPE_MASK) == USB_TYPE_STANDARD)
 		return standard_request(cam, h, &r, now_ns);
+	if (cam->faults_armed && cam->cfg.request_faults)
+		return faulty_class_request(cam, h, &r, out, now_ns);
 	/* a slow camera: the values of its units take long (not GET_INFO,
 	 * ranges, the error code, probe and commit) */
 	if ((cam->cfg.ctrl_delay_ms || cam->cfg.ctrl_hang) && (r.wIndex & 0xff) == VCAM_IF_CONTROL &&
@@ -808,6 +883,14 @@ uint64_t vcam_camera_deadline(const struct vcam_camera *cam)
 	return t;
 }
 
+void vcam_camera_arm_request_faults(struct vcam_camera *cam, bool armed)
+{
+	if (!cam->cfg.request_faults || cam->faults_armed == armed)
+		return;
+	cam->faults_armed = armed;
+	LOG("request faults %s\n", armed ? "armed" : "off");
+}
+
 void vcam_camera_pause(struct vcam_camera *cam, bool paused, uint64_t now_ns)
 {
 	if (cam->paused == paused)
@@ -830,6 +913,8 @@ int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns)
 		size_t n = vcam_controls_tick(cam->controls, now_ns, events, 8);
 		for (size_t i = 0; i < n; i++)
 			queue_status_event(cam, &events[i]);
+		if (cam->faults_armed && (cam->cfg.request_faults & VCAM_RF_STATUS_GARBAGE))
+			queue_status_garbage(cam);
 		cam->next_tick_ns = now_ns + CONTROL_TICK_NS;
 		int err = send_status(cam);
 		if (err)
@@ -868,6 +953,8 @@ struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg)
 	cam->cfg = *cfg;
 	cam->profile = cfg->profile;
 	cam->probe_size = uvc_probe_size(cam->profile->bcd_uvc);
+	cam->faults_armed = cfg->request_faults != 0;
+	cam->garbage_seed = 0x9e3779b9u;
 	queue_init(&cam->video_urbs);
 	queue_init(&cam->status_urbs);
 	controls_reset(cam);

@@ -14,6 +14,23 @@
 
 struct vcam_camera;
 
+/* Faults of endpoint 0 and the status endpoint (--request-fault). */
+enum vcam_request_fault {
+	VCAM_RF_CTRL_STALL = 1u << 0,    /* GET_CUR/SET_CUR of a unit or terminal
+					  * control STALLs, error code "not ready" */
+	VCAM_RF_CTRL_SHORT = 1u << 1,    /* GET_CUR of a unit or terminal control
+					  * answers one byte short */
+	VCAM_RF_ERRCODE_STALL = 1u << 2, /* reading the request error code STALLs */
+	VCAM_RF_PROBE_STALL = 1u << 3,   /* SET_CUR of the probe control STALLs */
+	VCAM_RF_COMMIT_STALL = 1u << 4,  /* SET_CUR of the commit control STALLs */
+	VCAM_RF_STATUS_GARBAGE = 1u << 5, /* the status endpoint sends a random
+					   * packet (0 to 16 bytes) every 100 ms */
+};
+
+/* A fault's bit from its name (ctrl-stall, ctrl-short, errcode-stall,
+ * probe-stall, commit-stall, status-garbage), or 0. */
+unsigned vcam_request_fault_parse(const char *name);
+
 struct vcam_camera_config {
 	const struct vcam_profile *profile;
 	const char *serial;
@@ -28,6 +45,9 @@ struct vcam_camera_config {
 	 * endpoint 0 answers the requests after them in order, behind them. */
 	unsigned ctrl_delay_ms;
 	bool ctrl_hang;
+	/* enum vcam_request_fault: armed from the start, switched off and on
+	 * by vcam_camera_arm_request_faults() */
+	unsigned request_faults;
 	/* The frames of a format and size, owned by the caller, or NULL with
 	 * errno EAGAIN while they are still being drawn (then call
 	 * vcam_camera_run() again once they may be ready). */
@@ -59,6 +79,9 @@ uint64_t vcam_camera_deadline(const struct vcam_camera *cam);
  * the next one. */
 void vcam_camera_pause(struct vcam_camera *cam, bool paused, uint64_t now_ns);
 
+/* Request faults switched on (armed) or off; logged. */
+void vcam_camera_arm_request_faults(struct vcam_camera *cam, bool armed);
+
 /* Does what is due by now: frames, automatic control changes. */
 int vcam_camera_run(struct vcam_camera *cam, uint64_t now_ns);
 
@@ -71,6 +94,7 @@ struct vcam_camera_stats {
 	uint64_t frames_sent, frames_dropped, urbs;
 	uint64_t frames_corrupted; /* by corrupt_jpeg_every */
 	uint64_t frames_faulted;   /* by payload_faults */
+	uint64_t status_garbage;   /* packets sent by VCAM_RF_STATUS_GARBAGE */
 };
 void vcam_camera_stats(const struct vcam_camera *cam, struct vcam_camera_stats *out);
 

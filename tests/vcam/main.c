@@ -1,8 +1,8 @@
 /* uvcuse-vcam: a UVC camera on a vhci-hcd port, served over USB/IP.
  * One thread, one poll loop: the USB/IP socket, a timeout for frames and
  * automatic controls, and a signalfd for SIGTERM/SIGINT (leave), SIGUSR1
- * (unplug), SIGUSR2 (plug back in), SIGRTMIN (pause frames) and SIGRTMIN+1
- * (resume). */
+ * (unplug), SIGUSR2 (plug back in), SIGRTMIN (pause frames), SIGRTMIN+1
+ * (resume) and SIGRTMIN+2 (request faults off, or on again). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -222,6 +222,11 @@ static void usage(FILE *f)
 		"      --fault-every N    which frames --payload-fault hits (default 5)\n"
 		"      --ctrl-delay-ms N  answer GET_CUR/SET_CUR of unit controls N ms late\n"
 		"      --ctrl-hang        never answer them (the host's timeout fires)\n"
+		"      --request-fault F[,F...]  faulty answers on endpoint 0 and the status\n"
+		"                         endpoint: ctrl-stall (unit GET_CUR and SET_CUR),\n"
+		"                         ctrl-short (unit GET_CUR), errcode-stall (the error code read),\n"
+		"                         probe-stall, commit-stall (their SET_CUR),\n"
+		"                         status-garbage (a random status packet every 100 ms)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
 		"  -l, --list-profiles    list the profiles and exit\n"
 		"  -d, --describe         print the formats, sizes, rates and V4L2 controls a host\n"
@@ -229,7 +234,8 @@ static void usage(FILE *f)
 		"  -h, --help             this help\n"
 		"\n"
 		"Signals: SIGTERM/SIGINT detach and exit, SIGUSR1 unplugs, SIGUSR2 plugs back in,\n"
-		"SIGRTMIN pauses the frames (requests are still answered), SIGRTMIN+1 resumes.\n");
+		"SIGRTMIN pauses the frames (requests are still answered), SIGRTMIN+1 resumes,\n"
+		"SIGRTMIN+2 switches the --request-fault faults off, and on again.\n");
 }
 
 static int compare_names(const void *a, const void *b)
@@ -348,16 +354,18 @@ static int parse_count(const char *name, const char *arg, unsigned *out)
 	return 0;
 }
 
-/* --payload-fault: comma-separated names; -1 (with the message) when one is unknown. */
-static int parse_faults(const char *arg, unsigned *out)
+/* --payload-fault and --request-fault: comma-separated names; -1 (with the
+ * message) when one is unknown. */
+static int parse_faults(const char *option, const char *arg, unsigned (*parse)(const char *),
+			unsigned *out)
 {
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (char *save = NULL, *name = strtok_r(buf, ",", &save); name;
 	     name = strtok_r(NULL, ",", &save)) {
-		unsigned f = vcam_payload_fault_parse(name);
+		unsigned f = parse(name);
 		if (!f) {
-			fprintf(stderr, "uvcuse-vcam: unknown --payload-fault '%s'\n", name);
+			fprintf(stderr, "uvcuse-vcam: unknown --%s '%s'\n", option, name);
 			return -1;
 		}
 		*out |= f;
@@ -377,6 +385,7 @@ int main(int argc, char **argv)
 		{ "payload-fault", required_argument, NULL, 'F' },
 		{ "fault-every", required_argument, NULL, 'N' },
 		{ "ctrl-hang", no_argument, NULL, 'Z' },
+		{ "request-fault", required_argument, NULL, 'R' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "list-profiles", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'd' },
@@ -417,7 +426,13 @@ int main(int argc, char **argv)
 			cfg.ctrl_hang = true;
 			break;
 		case 'F':
-			if (parse_faults(optarg, &cfg.payload_faults))
+			if (parse_faults("payload-fault", optarg, vcam_payload_fault_parse,
+					 &cfg.payload_faults))
+				return 2;
+			break;
+		case 'R':
+			if (parse_faults("request-fault", optarg, vcam_request_fault_parse,
+					 &cfg.request_faults))
 				return 2;
 			break;
 		case 'N':
@@ -473,6 +488,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGRTMIN);
 	sigaddset(&mask, SIGRTMIN + 1);
+	sigaddset(&mask, SIGRTMIN + 2);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	v.iso = calloc(USBIP_MAX_ISO_PACKETS, sizeof(*v.iso));
 	v.iso_raw = malloc(USBIP_MAX_ISO_PACKETS * USBIP_ISO_DESC_SIZE);
@@ -504,6 +520,7 @@ int main(int argc, char **argv)
 		return 1;
 
 	int status = 0;
+	bool request_faults_armed = cfg.request_faults != 0;
 	for (;;) {
 		struct timespec ts;
 		const struct timespec *timeout =
@@ -528,6 +545,9 @@ int main(int argc, char **argv)
 				unplug(&v, "SIGUSR1");
 			} else if ((int)si.ssi_signo == SIGRTMIN || (int)si.ssi_signo == SIGRTMIN + 1) {
 				vcam_camera_pause(v.cam, (int)si.ssi_signo == SIGRTMIN, now_ns());
+			} else if ((int)si.ssi_signo == SIGRTMIN + 2) {
+				request_faults_armed = !request_faults_armed;
+				vcam_camera_arm_request_faults(v.cam, request_faults_armed);
 			} else if (si.ssi_signo == SIGUSR2) {
 				if (v.sock < 0 && plug(&v) < 0) {
 					status = 1;
@@ -567,7 +587,10 @@ int main(int argc, char **argv)
 	}
 	struct vcam_camera_stats st;
 	vcam_camera_stats(v.cam, &st);
-	fprintf(stderr, "vcam: exit, %llu URBs served\n", (unsigned long long)st.urbs);
+	fprintf(stderr, "vcam: exit, %llu URBs served", (unsigned long long)st.urbs);
+	if (st.status_garbage)
+		fprintf(stderr, ", %llu garbage status packets", (unsigned long long)st.status_garbage);
+	fprintf(stderr, "\n");
 	vcam_camera_free(v.cam);
 	vcam_frame_cache_free(v.pictures);
 	free(v.out_buf);
