@@ -488,6 +488,17 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 	/* 32-bit callers' structs differ (pointers, time): not served. */
 	const struct cuse_ioctl_desc *d = (flags & FUSE_IOCTL_COMPAT) ? NULL : cuse_ioctl_find(cmd);
 	if (!d) {
+		/* As the V4L2 core (video_usercopy): what the caller passes in
+		 * is copied before the command is looked at, so a bad pointer is
+		 * EFAULT, from the kernel's copy, even for a command nobody
+		 * serves. */
+		size_t in_size = _IOC_SIZE(cmd);
+		if (!(flags & FUSE_IOCTL_COMPAT) && (_IOC_DIR(cmd) & _IOC_WRITE) && in_size &&
+		    in_bufsz < in_size) {
+			struct iovec in = { .iov_base = arg, .iov_len = in_size };
+			fuse_reply_ioctl_retry(req, &in, 1, NULL, 0);
+			return;
+		}
 		fuse_reply_err(req, ENOTTY);
 		return;
 	}
