@@ -55,6 +55,7 @@ void uvc_assembler_init(struct uvc_assembler *a, uvc_frame_cb cb, void *opaque)
 	a->opaque = opaque;
 	a->last_fid = -1;
 	a->pending_err_fid = -1;
+	a->lost_fid = -1;
 }
 
 void uvc_assembler_reset(struct uvc_assembler *a)
@@ -65,6 +66,7 @@ void uvc_assembler_reset(struct uvc_assembler *a)
 	a->last_fid = -1;
 	a->pending_err_fid = -1;
 	a->pending_lost = false;
+	a->lost_fid = -1;
 	a->sequence = 0;
 	a->in_payload = false;
 	a->bulk_state = UVC_BULK_IDLE;
@@ -179,7 +181,19 @@ static void payload_data(struct uvc_assembler *a, const uint8_t *p, size_t n)
 			a->in_payload = false;
 			return;
 		}
+		/* after a bulk payload lost between frames: a payload of the
+		 * FID before it is the next frame (the lost one was a frame of its
+		 * own: counted, its number skipped); of the other FID, the rest
+		 * of the lost frame, errored */
+		bool rest_of_lost = a->lost_fid >= 0 && (int)a->hdr.fid != a->lost_fid;
+		if (a->lost_fid >= 0 && !rest_of_lost) {
+			a->stats.frames_dropped++;
+			a->sequence++;
+		}
+		a->lost_fid = -1;
 		frame_start(a);
+		if (rest_of_lost)
+			a->frame.flags |= UVC_ASM_ERR_INVALID;
 		a->last_fid = a->hdr.fid;
 		header_to_frame(a);
 	}
@@ -245,6 +259,23 @@ int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t le
 	return 0;
 }
 
+/* A bulk payload with a bad header. Between frames its frame is lost with
+ * it, FID unknown: the next payload starts a frame whatever its FID, and
+ * payload_data() decides from that FID whether the lost payload was a
+ * frame of its own (bulk cameras often send a frame as one payload:
+ * waiting for a FID toggle, as uvcvideo does, would lose the good frame
+ * after it too) or the start of the frame that follows. Isochronous
+ * streams are left as uvcvideo has them: their header-only packets between
+ * frames make a bad packet there no sign of a lost frame. */
+static int bulk_payload_invalid(struct uvc_assembler *a)
+{
+	if (!a->frame.active && a->last_fid >= 0 && a->lost_fid < 0) {
+		a->lost_fid = a->last_fid;
+		a->last_fid = -1;
+	}
+	return payload_invalid(a);
+}
+
 int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
 		       bool transfer_end)
 {
@@ -268,7 +299,7 @@ int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
 			if (a->bulk_hdr_len == 1) {
 				want = a->bulk_hdr[0];
 				if (want < 2) {
-					ret = payload_invalid(a);
+					ret = bulk_payload_invalid(a);
 					a->bulk_state = UVC_BULK_SKIP;
 					goto out;
 				}
@@ -277,7 +308,7 @@ int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
 		if (a->bulk_hdr_len < want)
 			break;
 		if (uvc_payload_parse(a->bulk_hdr, a->bulk_hdr_len, &a->hdr) < 0) {
-			ret = payload_invalid(a);
+			ret = bulk_payload_invalid(a);
 			a->bulk_state = UVC_BULK_SKIP;
 			goto out;
 		}
@@ -294,7 +325,7 @@ int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
 out:
 	if (transfer_end) {
 		if (a->bulk_state == UVC_BULK_HEADER)
-			ret = payload_invalid(a); /* truncated header */
+			ret = bulk_payload_invalid(a); /* truncated header */
 		else if (a->bulk_state == UVC_BULK_DATA)
 			payload_end(a);
 		a->bulk_state = UVC_BULK_IDLE;

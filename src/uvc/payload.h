@@ -124,6 +124,8 @@ struct uvc_assembler {
 	uint64_t sequence;
 	int pending_err_fid;        /* -1, or the FID of a header-only ERR */
 	bool pending_lost;          /* a packet was lost between frames */
+	int lost_fid;               /* -1, or the FID before a bulk payload lost
+				     * between frames (see bulk_payload_invalid) */
 	struct {
 		bool active;
 		bool fid;

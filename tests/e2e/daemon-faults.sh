@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Camera faults in the isochronous packets (uvcuse-vcam --payload-fault, in
-# every 5th frame), each seen first through uvcvideo (the reference), then
+# Camera faults in the isochronous packets, or with bulk:FAULT in the bulk
+# profile's payloads (uvcuse-vcam --payload-fault, in every 5th frame; not
+# bulk:iso-error by default: uvcvideo on vhci-hcd stops streaming after a
+# bulk transfer fails, so there is no reference), each seen first through uvcvideo (the reference), then
 # through uvcuse on the same camera: the daemon stays up, every frame it
 # delivers is intact and in order, it loses no frame uvcvideo keeps (the
 # faulty ones it drops, uvcvideo drops too), and LOG_STATUS counts the drops.
 # YUYV 640x480 has a size to check; MJPEG (FAULT given as mjpeg:FAULT) has
 # none, so a frame that lost data must be caught by its other marks.
 # Prints one table row per fault (docs/robustness.md keeps a run's table).
-# Usage (in the guest): daemon-faults.sh BUILD_DIR [[mjpeg:]FAULT...]
+# Usage (in the guest): daemon-faults.sh BUILD_DIR [[mjpeg:|bulk:]FAULT...]
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 shift
@@ -15,7 +17,8 @@ if [ $# -gt 0 ]; then
 	FAULTS=("$@")
 else
 	FAULTS=(header0 header1 header-long no-eof fid-toggle oversize short zlp iso-error
-		short,zlp,header1 mjpeg:header0 mjpeg:iso-error mjpeg:zlp)
+		short,zlp,header1 mjpeg:header0 mjpeg:iso-error mjpeg:zlp
+		bulk:header1 bulk:short)
 fi
 EVERY=5
 COUNT=40
@@ -44,13 +47,15 @@ judge() {
 load_modules vhci-hcd uvcvideo cuse
 ROWS=()
 for spec in "${FAULTS[@]}"; do
-	fourcc=YUYV fault=$spec
+	fourcc=YUYV fault=$spec profile=default
 	if [[ $spec == mjpeg:* ]]; then
 		fourcc=MJPG fault=${spec#mjpeg:}
+	elif [[ $spec == bulk:* ]]; then
+		profile=bulk fault=${spec#bulk:}
 	fi
-	serial=PF-$fourcc-${fault//,/-}
-	step "$fault in every ${EVERY}th frame: uvcvideo, then uvcuse ($fourcc 640x480, $COUNT frames)"
-	vcam_start "$serial" --profile default --payload-fault "$fault" --fault-every $EVERY
+	serial=PF-$profile-$fourcc-${fault//,/-}
+	step "$fault in every ${EVERY}th frame: uvcvideo, then uvcuse ($profile, $fourcc 640x480, $COUNT frames)"
+	vcam_start "$serial" --profile $profile --payload-fault "$fault" --fault-every $EVERY
 	knode=$(video_node "$serial")
 	camera_mark "$serial"
 	capture_mmap "$knode" $fourcc 640x480 $COUNT "$WORK/kernel.raw"
@@ -90,7 +95,9 @@ for spec in "${FAULTS[@]}"; do
 	dropped=$(sed -nE 's/.*with errors: [0-9]+, dropped: ([0-9]+).*/\1/p' <<<"$status")
 	[ $((${dropped:-0} + ${nobuf:-0})) -ge "$FAULTY_LOST" ] ||
 		fail "$spec: LOG_STATUS counts ${dropped:-0} dropped frames, $FAULTY_LOST faulty ones were skipped"
-	ROWS+=("| $fault ($fourcc) | ${k[3]} dropped, ${k[5]} kept, ${k[1]} damaged | $FAULTY_LOST dropped, $FAULTY_KEPT kept, 0 damaged; LOG_STATUS dropped ${dropped:-0} |")
+	label=$fourcc
+	[ "$profile" = default ] || label="$fourcc, $profile"
+	ROWS+=("| $fault ($label) | ${k[3]} dropped, ${k[5]} kept, ${k[1]} damaged | $FAULTY_LOST dropped, $FAULTY_KEPT kept, 0 damaged; LOG_STATUS dropped ${dropped:-0} |")
 	uvcuse_stop video10
 	vcam_stop_last
 done

@@ -123,7 +123,6 @@ END=$((START + MINUTES * 60))
 QUARTER=$((START + MINUTES * 15))
 RSS_REF=$SAMPLE_RSS
 NEXT_REPORT=$((START + 60))
-MINUTE=0
 while [ $SECONDS -lt $END ]; do
 	ROUND=$((ROUND + 1))
 	round
@@ -133,8 +132,8 @@ while [ $SECONDS -lt $END ]; do
 		RSS_REF=$SAMPLE_RSS
 	fi
 	if [ $SECONDS -ge $NEXT_REPORT ] || [ $SECONDS -ge $END ]; then
-		MINUTE=$((MINUTE + 1))
-		NEXT_REPORT=$((NEXT_REPORT + 60))
+		MINUTE=$(((SECONDS - START + 30) / 60))
+		NEXT_REPORT=$((SECONDS + 60 - (SECONDS - START) % 60))
 		echo "minute $MINUTE: round $ROUND, RSS $SAMPLE_RSS KiB, fds $SAMPLE_FDS, frames intact $FRAMES_CHECKED (missed by the apps $FRAMES_MISSED), $(log_status)"
 	fi
 	if [ $SECONDS -gt $QUARTER ] && [ "$SAMPLE_RSS" -gt $((RSS_REF * 110 / 100)) ]; then

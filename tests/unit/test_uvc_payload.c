@@ -229,6 +229,31 @@ static void send_bulk(struct sink *s, struct vcam_payload *p, const uint8_t *f, 
 	}
 }
 
+/* send_bulk with the first URB's bHeaderLength set to 1 (a bad header). */
+static void send_bulk_bad_first(struct sink *s, struct vcam_payload *p, const uint8_t *f,
+				size_t len, unsigned seq, size_t room)
+{
+	static uint8_t urb[65536];
+	uint64_t t = seq * NS_PER_FRAME;
+	size_t acc = 0;
+	bool first = true;
+	vcam_payload_start_frame(p, f, len, t, false);
+	for (;;) {
+		long n = vcam_payload_bulk_urb(p, urb, room, t);
+		if (n < 0)
+			break;
+		if (first)
+			urb[0] = 1;
+		acc += (size_t)n;
+		bool end = (size_t)n < room || acc >= p->max_payload;
+		ck_assert_int_eq(uvc_assembler_bulk(&s->a, urb, (size_t)n, end), first ? -EINVAL : 0);
+		first = false;
+		if (end)
+			acc = 0;
+		t += 125000;
+	}
+}
+
 static void check_frame(struct sink *s, unsigned i, const uint8_t *f, size_t len,
 			uint64_t seq, uint32_t flags)
 {
@@ -292,6 +317,52 @@ START_TEST(bulk_frames_exact)
 	ck_assert_uint_eq(s.n, 5);
 	ck_assert_uint_eq(s.a.stats.payloads_invalid, 0);
 	sink_free(&s);
+}
+END_TEST
+
+/* A bulk payload with a bad header between frames: when it was a whole
+ * frame, the next frame is kept (uvcvideo, waiting for a FID toggle, loses
+ * it too) and the lost one counted, its sequence number skipped; when it
+ * began a frame of several payloads, the rest of that frame is dropped. */
+START_TEST(bulk_bad_header_between_frames)
+{
+	struct sink s;
+	sink_init(&s, 40000, true);
+	s.a.drop_errors = true;
+	struct vcam_payload p;
+	uint8_t *f = make_frame(30000, 3);
+	/* one payload a frame */
+	vcam_payload_reset(&p, 30000 + VCAM_PAYLOAD_HEADER);
+	send_bulk(&s, &p, f, 30000, 0, false, 16384);
+	send_bulk(&s, &p, f, 30000, 1, false, 16384);
+	send_bulk_bad_first(&s, &p, f, 30000, 2, 16384);
+	send_bulk(&s, &p, f, 30000, 3, false, 16384);
+	send_bulk(&s, &p, f, 30000, 4, false, 16384);
+	ck_assert_uint_eq(s.n, 4);
+	check_frame(&s, 0, f, 30000, 0, 0);
+	check_frame(&s, 1, f, 30000, 1, 0);
+	check_frame(&s, 2, f, 30000, 3, 0);
+	check_frame(&s, 3, f, 30000, 4, 0);
+	ck_assert_uint_eq(s.a.stats.frames_dropped, 1);
+	ck_assert_uint_eq(s.a.stats.payloads_invalid, 1);
+	sink_free(&s);
+
+	/* three payloads a frame: the first of frame 2 is bad */
+	sink_init(&s, 40000, true);
+	s.a.drop_errors = true;
+	vcam_payload_reset(&p, 10000 + VCAM_PAYLOAD_HEADER);
+	for (unsigned k = 0; k < 5; k++) {
+		if (k == 2)
+			send_bulk_bad_first(&s, &p, f, 30000, k, 16384);
+		else
+			send_bulk(&s, &p, f, 30000, k, false, 16384);
+	}
+	ck_assert_uint_eq(s.n, 4);
+	check_frame(&s, 2, f, 30000, 3, 0);
+	check_frame(&s, 3, f, 30000, 4, 0);
+	ck_assert_uint_eq(s.a.stats.frames_dropped, 1);
+	sink_free(&s);
+	free(f);
 }
 END_TEST
 
@@ -684,6 +755,7 @@ static Suite *payload_suite(void)
 	tcase_add_loop_test(t, iso_frames_exact, 0, sizeof(iso_rooms) / sizeof(iso_rooms[0]));
 	tcase_add_loop_test(t, bulk_frames_exact, 0, sizeof(bulk_cases) / sizeof(bulk_cases[0]));
 	tcase_add_test(t, bulk_header_split);
+	tcase_add_test(t, bulk_bad_header_between_frames);
 	tcase_add_test(t, fid_toggle_without_eof);
 	tcase_add_test(t, sync_rules);
 	tcase_add_test(t, err_flagged_or_dropped);

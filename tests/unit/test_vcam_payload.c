@@ -252,6 +252,56 @@ START_TEST(iso_faults_shape_the_packets)
 }
 END_TEST
 
+/* Bulk faults: header lengths, no EOF, short and oversize frames, an empty
+ * transfer before the payload, a transfer lost halfway (-EPROTO). */
+START_TEST(bulk_faults_shape_the_payload)
+{
+	struct vcam_payload p;
+	uint8_t buf[16384], hdr[12], data[100000];
+	size_t len = 50000;
+	fill_frame(len);
+	vcam_payload_reset(&p, len + 4096 + VCAM_PAYLOAD_HEADER);
+
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_set_faults(&p, VCAM_FAULT_HEADER1 | VCAM_FAULT_NO_EOF);
+	ck_assert_uint_eq(read_bulk_payload(&p, 16384, hdr, data), len);
+	ck_assert_uint_eq(hdr[0], 1);
+	ck_assert(!(hdr[1] & UVC_STREAM_EOF));
+	ck_assert(!p.in_frame);
+
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_set_faults(&p, VCAM_FAULT_SHORT);
+	ck_assert_uint_eq(read_bulk_payload(&p, 16384, hdr, data), len / 2);
+	ck_assert(hdr[1] & UVC_STREAM_EOF);
+	ck_assert_mem_eq(data, frame, len / 2);
+
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_set_faults(&p, VCAM_FAULT_OVERSIZE);
+	ck_assert_uint_eq(read_bulk_payload(&p, 16384, hdr, data), len + VCAM_FAULT_OVERSIZE_BYTES);
+	ck_assert_mem_eq(data, frame, len);
+	ck_assert_uint_eq(data[len], 0x80);
+
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_set_faults(&p, VCAM_FAULT_ZLP);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 0);
+	ck_assert_int_eq(p.packet_status, 0);
+	ck_assert_uint_eq(read_bulk_payload(&p, 16384, hdr, data), len);
+
+	/* 50000 bytes in URBs of 16384: the third one (from 32756) is lost */
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_set_faults(&p, VCAM_FAULT_ISO_ERROR);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 16384);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 16384);
+	ck_assert_int_eq(vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0), 0);
+	ck_assert_int_eq(p.packet_status, -71);
+	long last = vcam_payload_bulk_urb(&p, buf, sizeof(buf), 0);
+	ck_assert_int_eq(last, (long)(len + VCAM_PAYLOAD_HEADER - 3 * 16384));
+	ck_assert_int_eq(p.packet_status, 0);
+	ck_assert_mem_eq(buf, frame + 3 * 16384 - VCAM_PAYLOAD_HEADER, (size_t)last);
+	ck_assert(!p.in_frame);
+}
+END_TEST
+
 START_TEST(fault_names)
 {
 	for (unsigned f = VCAM_FAULT_HEADER0; f <= VCAM_FAULT_ISO_ERROR; f <<= 1) {
@@ -286,6 +336,7 @@ int main(void)
 	tcase_add_test(tc, clock_counts_at_48_mhz);
 	tcase_add_test(tc, iso_faults_shape_the_packets);
 	tcase_add_test(tc, fault_names);
+	tcase_add_test(tc, bulk_faults_shape_the_payload);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

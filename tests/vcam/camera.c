@@ -498,7 +498,8 @@ static int serve_video(struct vcam_camera *cam, uint64_t now_ns)
 			uint8_t *buf = scratch(cam, (size_t)u->h.length);
 			long got = buf ? vcam_payload_bulk_urb(&cam->payload, buf, (size_t)u->h.length, now_ns)
 				       : -1;
-			err = reply(cam, &u->h, 0, buf, got > 0 ? (size_t)got : 0, NULL, 0);
+			err = reply(cam, &u->h, got == 0 ? cam->payload.packet_status : 0, buf,
+				    got > 0 ? (size_t)got : 0, NULL, 0);
 		}
 		urb_free(u);
 		if (err)

@@ -216,7 +216,7 @@ static void usage(FILE *f)
 		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
 		"      --corrupt-jpeg-every N  damage the entropy-coded data of every Nth\n"
 		"                         MJPEG frame (RST markers where none belong)\n"
-		"      --payload-fault F[,F...]  camera faults in the isochronous packets of\n"
+		"      --payload-fault F[,F...]  camera faults in the packets (bulk: payloads) of\n"
 		"                         every Nth frame: header0, header1, header-long,\n"
 		"                         no-eof, fid-toggle, oversize, short, zlp, iso-error\n"
 		"      --fault-every N    which frames --payload-fault hits (default 5)\n"
@@ -466,8 +466,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uvcuse-vcam: unknown profile '%s' (see --list-profiles)\n", profile);
 		return 2;
 	}
-	if (cfg.payload_faults && v.profile->transfer != VCAM_ISOCHRONOUS) {
-		fprintf(stderr, "uvcuse-vcam: --payload-fault needs an isochronous profile\n");
+	if ((cfg.payload_faults & VCAM_FAULT_FID_TOGGLE) && v.profile->transfer != VCAM_ISOCHRONOUS) {
+		fprintf(stderr, "uvcuse-vcam: --payload-fault fid-toggle needs an isochronous profile "
+				"(a bulk payload has one FID)\n");
 		return 2;
 	}
 	if (describe_only) {

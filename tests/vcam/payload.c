@@ -185,6 +185,7 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 
 long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, uint64_t now_ns)
 {
+	p->packet_status = 0;
 	if (p->zlp_owed) {
 		p->zlp_owed = false;
 		return 0;
@@ -193,14 +194,28 @@ long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, ui
 		return -1;
 	size_t written = 0;
 	if (p->payload_pos == 0) {
+		if ((p->faults & VCAM_FAULT_ZLP) && !(p->fault_step & VCAM_FAULT_ZLP)) {
+			p->fault_step |= VCAM_FAULT_ZLP;
+			return 0; /* an empty transfer before the frame's payload */
+		}
 		/* A new payload transfer: header first, EOF if it holds the end. */
-		size_t left = p->frame_len - p->frame_pos;
+		size_t left = p->send_len - p->frame_pos;
 		p->payload_len = left + VCAM_PAYLOAD_HEADER;
 		if (p->payload_len > p->max_payload)
 			p->payload_len = p->max_payload;
 		bool eof = p->payload_len == left + VCAM_PAYLOAD_HEADER;
 		uint8_t header[VCAM_PAYLOAD_HEADER];
 		write_header(p, header, eof, now_ns);
+		if (p->faults & VCAM_FAULT_NO_EOF)
+			header[1] &= (uint8_t)~UVC_STREAM_EOF;
+		/* header faults hit every payload of the frame (a bulk frame
+		 * is often one payload) */
+		if (p->faults & VCAM_FAULT_HEADER0)
+			header[0] = 0;
+		else if (p->faults & VCAM_FAULT_HEADER1)
+			header[0] = 1;
+		else if (p->faults & VCAM_FAULT_HEADER_LONG)
+			header[0] = 255;
 		size_t h = room < VCAM_PAYLOAD_HEADER ? room : VCAM_PAYLOAD_HEADER;
 		memcpy(out, header, h);
 		/* URBs smaller than a header do not happen with real hosts. */
@@ -211,7 +226,16 @@ long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, ui
 	size_t n = p->payload_len - p->payload_pos;
 	if (n > room - written)
 		n = room - written;
-	memcpy(out + written, p->frame + p->frame_pos, n);
+	if ((p->faults & VCAM_FAULT_ISO_ERROR) && !(p->fault_step & VCAM_FAULT_ISO_ERROR) &&
+	    written == 0 && p->frame_pos >= p->send_len / 2 && p->payload_pos + n < p->payload_len) {
+		/* a transfer lost on the bus halfway: its bytes never arrive */
+		p->fault_step |= VCAM_FAULT_ISO_ERROR;
+		p->frame_pos += n;
+		p->payload_pos += n;
+		p->packet_status = -71; /* -EPROTO, as a host controller reports it */
+		return 0;
+	}
+	copy_frame(p, out + written, p->frame_pos, n);
 	p->frame_pos += n;
 	p->payload_pos += n;
 	written += n;
@@ -222,7 +246,7 @@ long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, ui
 		if (written == room && p->payload_len < p->max_payload)
 			p->zlp_owed = true;
 		p->payload_pos = p->payload_len = 0;
-		if (p->frame_pos == p->frame_len)
+		if (p->frame_pos == p->send_len)
 			frame_done(p);
 	}
 	return (long)written;

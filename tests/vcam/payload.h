@@ -73,8 +73,11 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 			       uint64_t now_ns);
 
 /* Fills one bulk URB of `room` bytes. Returns the bytes written, 0 for a
- * zero-length packet that ends a payload, or -1 when there is nothing to
- * send (the URB waits for the next frame). */
+ * zero-length packet that ends a payload (or, packet_status -EPROTO, a
+ * transfer lost: VCAM_FAULT_ISO_ERROR), or -1 when there is nothing to
+ * send (the URB waits for the next frame). Bulk takes every fault but
+ * VCAM_FAULT_FID_TOGGLE (a payload has one FID); the header faults hit
+ * each payload of the frame, zlp sends one empty transfer before it. */
 long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, uint64_t now_ns);
 
 #endif
