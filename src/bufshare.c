@@ -285,6 +285,14 @@ static bool peer_uid_ok(const struct bufshare *bs, uid_t uid)
 	return false;
 }
 
+static int conns_of(const struct bufshare *bs, pid_t pid)
+{
+	int n = 0;
+	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++)
+		n += bs->conns[i] && bs->conns[i]->pid == pid;
+	return n;
+}
+
 static int free_slot(const struct bufshare *bs)
 {
 	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++)
@@ -319,6 +327,13 @@ static void on_listen(void *data, uint32_t events)
 			if (refusal_log_ok(bs))
 				log_warn("buffer socket: refused pid %d uid %u: holds no token",
 					 (int)cred.pid, (unsigned)cred.uid);
+			close(fd);
+			continue;
+		}
+		if (conns_of(bs, cred.pid) >= BUFSHARE_CONNS_PER_PROCESS) {
+			if (refusal_log_ok(bs))
+				log_warn("buffer socket: refused pid %d: it has %d connections waiting",
+					 (int)cred.pid, BUFSHARE_CONNS_PER_PROCESS);
 			close(fd);
 			continue;
 		}

@@ -34,6 +34,10 @@ typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64
 /* Connections waiting for their request; a new one is refused beyond
  * (never an older one dropped). */
 #define BUFSHARE_MAX_CONNS 32
+/* Connections one process may have waiting: one process cannot fill the
+ * table and starve other apps' mmaps (the library uses one at a time per
+ * thread that maps). */
+#define BUFSHARE_CONNS_PER_PROCESS 4
 /* Connections accepted per wake-up of the loop. */
 #define BUFSHARE_ACCEPTS_PER_WAKE 8
 

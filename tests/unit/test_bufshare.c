@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -398,19 +399,75 @@ START_TEST(socket_refuses_tokenless_peer)
 }
 END_TEST
 
+/* A child process that connects n sockets to the buffer socket and holds
+ * them until killed (each process may have only a few waiting); returns
+ * its pid once it has connected. */
+static pid_t connecting_child(int n)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		for (int i = 0; i < n; i++)
+			(void)connect_socket();
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static void end_children(const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
 /* Accepts are bounded per wake-up; the rest come on the next ones. */
 START_TEST(socket_accepts_bounded)
 {
 	struct uvcuse_hello h;
 	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
-	int s[BUFSHARE_ACCEPTS_PER_WAKE + 4];
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-		s[i] = connect_socket();
+	pid_t kids[3];
+	for (int i = 0; i < 3; i++)
+		kids[i] = connecting_child(BUFSHARE_CONNS_PER_PROCESS);
 	int st;
 	loop_run_once(loop, 100, &st);
 	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_ACCEPTS_PER_WAKE);
 	loop_run_once(loop, 100, &st);
-	ck_assert_uint_eq(bufshare_conns(bs), sizeof(s) / sizeof(s[0]));
+	ck_assert_uint_eq(bufshare_conns(bs), 3 * BUFSHARE_CONNS_PER_PROCESS);
+	end_children(kids, 3);
+}
+END_TEST
+
+/* One process has at most BUFSHARE_CONNS_PER_PROCESS connections waiting:
+ * a process that floods the socket cannot take the slots other apps'
+ * mmaps need. */
+START_TEST(socket_caps_each_process)
+{
+	struct uvcuse_hello h;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	int s[BUFSHARE_CONNS_PER_PROCESS + 2], st;
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		s[i] = connect_socket();
+	loop_run_once(loop, 100, &st);
+	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_CONNS_PER_PROCESS);
+	ck_assert(closed_unanswered(s[BUFSHARE_CONNS_PER_PROCESS]));
+	ck_assert(closed_unanswered(s[BUFSHARE_CONNS_PER_PROCESS + 1]));
+	/* another process still gets a slot */
+	pid_t kid = connecting_child(1);
+	loop_run_once(loop, 100, &st);
+	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_CONNS_PER_PROCESS + 1);
+	end_children(&kid, 1);
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		close(s[i]);
 }
@@ -422,9 +479,16 @@ START_TEST(socket_full_refuses_newcomer)
 {
 	struct uvcuse_hello h;
 	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
-	int s[BUFSHARE_MAX_CONNS], st;
-	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++) {
-		s[i] = connect_socket();
+	int first = connect_socket(), st;
+	loop_run_once(loop, 100, &st);
+	enum { KIDS = (BUFSHARE_MAX_CONNS - 1 + BUFSHARE_CONNS_PER_PROCESS - 1) /
+		      BUFSHARE_CONNS_PER_PROCESS };
+	pid_t kids[KIDS];
+	int left = BUFSHARE_MAX_CONNS - 1;
+	for (int i = 0; i < KIDS; i++) {
+		int n = left < BUFSHARE_CONNS_PER_PROCESS ? left : BUFSHARE_CONNS_PER_PROCESS;
+		kids[i] = connecting_child(n);
+		left -= n;
 		loop_run_once(loop, 100, &st);
 	}
 	ck_assert_uint_eq(bufshare_conns(bs), BUFSHARE_MAX_CONNS);
@@ -435,14 +499,14 @@ START_TEST(socket_full_refuses_newcomer)
 	close(extra);
 	/* the first one still works */
 	struct uvcuse_buf_request r = request(&h, COOKIE, BUF_SIZE);
-	ck_assert_int_eq(send(s[0], &r, sizeof(r), 0), (ssize_t)sizeof(r));
+	ck_assert_int_eq(send(first, &r, sizeof(r), 0), (ssize_t)sizeof(r));
 	loop_run_once(loop, 100, &st);
 	struct uvcuse_buf_reply rep = { 0 };
-	ck_assert_int_eq(recv(s[0], &rep, sizeof(rep), MSG_DONTWAIT), (ssize_t)sizeof(rep));
+	ck_assert_int_eq(recv(first, &rep, sizeof(rep), MSG_DONTWAIT), (ssize_t)sizeof(rep));
 	ck_assert_int_eq(rep.status, 0);
 	ck_assert_int_eq(lookups, 1);
-	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++)
-		close(s[i]);
+	close(first);
+	end_children(kids, KIDS);
 }
 END_TEST
 
@@ -501,6 +565,7 @@ int main(void)
 	tcase_add_test(tc, socket_refuses_tokenless_peer);
 	tcase_add_test(tc, socket_accepts_bounded);
 	tcase_add_test(tc, socket_full_refuses_newcomer);
+	tcase_add_test(tc, socket_caps_each_process);
 	tcase_add_test(tc, directory_checks);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
