@@ -20,6 +20,7 @@
 #include "convert_stream.h"
 #include "loop.h"
 #include "settings_store.h"
+#include "uvc/negotiate.h"
 #include "uvc/payload.h"
 #include "uvc/status.h"
 #include "v4l2/node.h"
@@ -29,6 +30,7 @@
 struct parked {
 	struct cuse_req *req;
 	bool is_read;
+	bool streamon;          /* a STREAMON: answered once the camera took the commit */
 	bool staged;            /* UVCUSE_IOC_DQBUF_STAGED: no frame bytes in the reply */
 	unsigned int cmd;
 	union { /* the ioctl's argument as the app sent it */
@@ -123,6 +125,10 @@ struct device {
 	struct camera_call *calls;
 	struct usb_ctrl_req *inflight;
 	bool pumping;
+	/* the stream starts once the camera took the commit, on the wire
+	 * meanwhile (STREAMON waits for it, as uvcvideo's does) */
+	struct usb_ctrl_req *committing;
+	struct uvc_probe commit_probe;
 	/* VIDIOC_LOG_STATUS lines of the current run, written once it answers */
 	char *status_text;
 	size_t status_len, status_cap;
@@ -400,16 +406,39 @@ static void on_stream_error(void *opaque, int err)
 
 /* --- node_ops: the camera side of the V4L2 semantics --------------------- */
 
-static int op_probe(void *opaque, const struct uvc_probe *want, struct uvc_probe *got)
+static void log_probe_note(void *ctx, const char *text)
 {
-	struct device *dev = opaque;
-	int err = usb_probe_negotiate(dev->cam, 0, want, got);
+	(void)ctx;
+	log_warn("%s", text);
+}
+
+static void op_probe_done(void *opaque, const struct uvc_probe *want, const struct uvc_probe *got,
+			  int err, const struct uvc_probe_notes *notes)
+{
+	(void)opaque;
+	uvc_probe_notes_describe(notes, got, log_probe_note, NULL);
 	if (err)
 		log_warn("probe of format %u frame %u refused: %s", want->format_index,
 			 want->frame_index, strerror(-err));
-	/* uvcvideo answers EIO for a probe the camera failed, however it
-	 * failed (STALL, short, timeout) */
-	return err && err != -ENODEV && err != -ENOMEM ? -EIO : err;
+}
+
+static void on_committed(void *opaque, int result, const uint8_t *answer);
+
+/* The STREAMONs waiting for the commit get its outcome. */
+static void answer_streamons(struct device *dev, int err)
+{
+	for (struct dev_file *df = dev->files; df; df = df->next) {
+		for (struct parked **pp = &df->parked; *pp;) {
+			struct parked *p = *pp;
+			if (!p->streamon) {
+				pp = &p->next;
+				continue;
+			}
+			*pp = p->next;
+			cuse_reply_ioctl(p->req, err, &p->arg);
+			free(p);
+		}
+	}
 }
 
 /* The stream stopped or did not start: every buffer handed to the
@@ -458,24 +487,72 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 		dev->converting = true;
 	}
 	give_buffer(dev);
-	int err = usb_stream_start(dev->cam, 0, probe, &dev->assembler, on_stream_error, dev);
+	/* the commit waits for the camera in line with the control requests;
+	 * the stream starts when it is taken (on_committed) */
+	uint8_t bytes[48];
+	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
+	uvc_probe_encode(probe, bytes, size);
+	dev->commit_probe = *probe;
+	int err = usb_vs_submit(dev->cam, 0, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL, bytes,
+				(uint16_t)size, on_committed, dev, &dev->committing);
 	if (err) {
-		log_error("cannot start the stream: %s", strerror(-err));
+		dev->committing = NULL;
+		log_error("cannot commit the stream: %s", strerror(-err));
 		stop_frames(dev);
-		return err == -ENOSPC ? -ENOSPC : -EIO;
+		return err == -ENODEV ? err : -EIO;
 	}
-	char conv_text[160] = "";
-	if (conv)
-		snprintf(conv_text, sizeof(conv_text), " converted to %.4s (%s)", (const char *)&conv,
-			 cfmt_reason_text(dev->node.conv_reason));
-	log_info("streaming %.4s %ux%u%s, %u us per frame", (const char *)&format->fourcc,
-		 dev->node.frame->width, dev->node.frame->height, conv_text, probe->interval / 10);
 	return 0;
+}
+
+/* The camera took the commit (or refused it, result < size): the stream
+ * starts, or what waited for it (STREAMON, read(), poll()) hears why not. */
+static void on_committed(void *opaque, int result, const uint8_t *answer)
+{
+	struct device *dev = opaque;
+	(void)answer;
+	dev->committing = NULL;
+	const struct uvc_probe *probe = &dev->commit_probe;
+	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
+	int err = result < 0 ? result : (size_t)result == size ? 0 : -EIO;
+	if (err) {
+		log_warn("SET_CUR(COMMIT): %s", strerror(-err));
+	} else {
+		err = usb_stream_start(dev->cam, 0, probe, &dev->assembler, on_stream_error, dev);
+		if (err)
+			log_error("cannot start the stream: %s", strerror(-err));
+	}
+	if (err == -ENODEV) {
+		camera_unplugged(dev);
+	} else if (err) {
+		/* uvcvideo answers EIO for a commit the camera failed */
+		err = err == -ENOSPC ? -ENOSPC : -EIO;
+	} else {
+		uint32_t conv = dev->node.conv_fourcc;
+		char conv_text[160] = "";
+		if (conv)
+			snprintf(conv_text, sizeof(conv_text), " converted to %.4s (%s)",
+				 (const char *)&conv, cfmt_reason_text(dev->node.conv_reason));
+		log_info("streaming %.4s %ux%u%s, %u us per frame",
+			 (const char *)&dev->node.format->fourcc, dev->node.frame->width,
+			 dev->node.frame->height, conv_text, probe->interval / 10);
+	}
+	if (err) {
+		stop_frames(dev);
+		node_stream_failed(&dev->node);
+	}
+	answer_streamons(dev, err);
+	wake_all(dev);
+	changed(dev);
 }
 
 static void op_stream_off(void *opaque)
 {
 	struct device *dev = opaque;
+	if (dev->committing) { /* stopped before it started: STREAMON did its part */
+		usb_ctrl_cancel(dev->committing);
+		dev->committing = NULL;
+		answer_streamons(dev, 0);
+	}
 	usb_stream_stop(dev->cam);
 	stop_frames(dev);
 	log_info("stream stopped after %llu frames (%llu with errors)",
@@ -500,7 +577,7 @@ static int op_ctrl_request(void *opaque, const struct ctrls_request *r, uint8_t 
 static void op_log_status(void *opaque);
 
 static const struct node_ops node_ops = {
-	.probe = op_probe,
+	.probe_done = op_probe_done,
 	.stream_on = op_stream_on,
 	.stream_off = op_stream_off,
 	.buffer_queued = op_buffer_queued,
@@ -779,6 +856,16 @@ static void note_mmap_query(struct dev_file *df, struct cuse_req *req)
 
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
 {
+	if (p->streamon) {
+		if (dev->committing) { /* still on the wire */
+			p->next = df->parked;
+			df->parked = p;
+			return;
+		}
+		cuse_reply_ioctl(p->req, 0, &p->arg);
+		free(p);
+		return;
+	}
 	if (p->is_read) {
 		const uint8_t *data;
 		size_t len;
@@ -847,6 +934,8 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 	}
 	if (dev->node.events_queued != events)
 		wake_all(dev);
+	if (df && res == 0 && (c->cmd == VIDIOC_S_FMT || c->cmd == VIDIOC_S_PARM))
+		changed(dev);
 	if (df && df->releasing) {
 		bool more = false;
 		for (struct camera_call *o = dev->calls; o; o = o->next)
@@ -882,9 +971,13 @@ static void calls_pump(struct device *dev)
 		if (res == NODE_CAMERA && !need)
 			res = -EIO; /* cannot happen: a call waits for a request it names */
 		if (need) {
-			int err = usb_ctrl_submit(dev->cam, need->ctrl.query, need->ctrl.entity,
-						  need->ctrl.selector, need->out, need->ctrl.size,
-						  on_call_answer, dev, &dev->inflight);
+			int err = need->ctrl.streaming ?
+					  usb_vs_submit(dev->cam, 0, need->ctrl.query,
+							need->ctrl.selector, need->out, need->ctrl.size,
+							on_call_answer, dev, &dev->inflight) :
+					  usb_ctrl_submit(dev->cam, need->ctrl.query, need->ctrl.entity,
+							  need->ctrl.selector, need->out, need->ctrl.size,
+							  on_call_answer, dev, &dev->inflight);
 			if (err) {
 				node_camera_answer(&dev->node, err, NULL);
 				continue;
@@ -1131,6 +1224,19 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 		memcpy(&p->arg, arg, _IOC_SIZE(cmd));
 		park(df, p);
 		return;
+	}
+	if (res == 0 && cmd == VIDIOC_STREAMON && dev->committing) {
+		/* answered when the camera took the commit (or refused it) */
+		struct parked *p = calloc(1, sizeof(*p));
+		if (p) {
+			p->req = req;
+			p->cmd = cmd;
+			p->streamon = true;
+			memcpy(&p->arg, arg, sizeof(int));
+			park(df, p);
+			changed(dev);
+			return;
+		}
 	}
 	if (res == 0 && cmd == VIDIOC_QUERYBUF &&
 	    ((struct v4l2_buffer *)arg)->memory == V4L2_MEMORY_MMAP)

@@ -11,36 +11,13 @@
 
 #include "log.h"
 #include "usb/internal.h"
+#include "uvc/negotiate.h"
 
 /* uvcvideo's UVC_CTRL_CONTROL_TIMEOUT and UVC_CTRL_STREAMING_TIMEOUT. */
 #define CONTROL_TIMEOUT_MS 5000
 #define STREAMING_TIMEOUT_MS 5000
 /* How long closing waits for a cancelled control transfer. */
 #define CONTROL_STOP_TIMEOUT_MS 1000
-
-static const char *query_name(uint8_t q)
-{
-	switch (q) {
-	case UVC_SET_CUR:
-		return "SET_CUR";
-	case UVC_GET_CUR:
-		return "GET_CUR";
-	case UVC_GET_MIN:
-		return "GET_MIN";
-	case UVC_GET_MAX:
-		return "GET_MAX";
-	case UVC_GET_RES:
-		return "GET_RES";
-	case UVC_GET_LEN:
-		return "GET_LEN";
-	case UVC_GET_INFO:
-		return "GET_INFO";
-	case UVC_GET_DEF:
-		return "GET_DEF";
-	default:
-		return "?";
-	}
-}
 
 int usb_class_request(struct usb_camera *cam, uint8_t iface, uint8_t query, uint8_t unit,
 		      uint8_t selector, void *data, uint16_t len, unsigned timeout_ms)
@@ -105,14 +82,14 @@ static int query_first_answer(struct usb_camera *cam, uint8_t query, uint8_t uni
 		if (!cam->short_answer_warned)
 			log_warn("%s: %s of control %u on unit %u answered %d of %u bytes: the rest "
 				 "taken as zeros (said once per camera)", cam->id.port_path,
-				 query_name(query), selector, unit, r, len);
+				 uvc_query_name(query), selector, unit, r, len);
 		cam->short_answer_warned = true;
 		*result = len;
 		return 1;
 	}
 	if (r != -EPIPE) {
 		log_warn("%s: %s of control %u on unit %u: %d (expected %u bytes)",
-			 cam->id.port_path, query_name(query), selector, unit, r, len);
+			 cam->id.port_path, uvc_query_name(query), selector, unit, r, len);
 		*result = r < 0 ? r : -EPIPE;
 		return 1;
 	}
@@ -126,7 +103,7 @@ static int query_error_answer(struct usb_camera *cam, uint8_t query, uint8_t uni
 	if (r != 1)
 		return r < 0 ? r : -EPIPE;
 	log_debug("%s: %s of control %u on unit %u refused, error code %u", cam->id.port_path,
-		  query_name(query), selector, unit, code);
+		  uvc_query_name(query), selector, unit, code);
 	return usb_uvc_error_errno(code);
 }
 
@@ -169,8 +146,11 @@ struct usb_ctrl_req {
 	struct usb_camera *cam;
 	struct usb_ctrl_req *next;
 	struct libusb_transfer *xfer; /* while in flight */
-	uint8_t query, unit, selector;
+	uint8_t iface, query, unit, selector;
 	uint16_t len;
+	/* probe or commit on a streaming interface: its answer as it comes
+	 * (uvcvideo reads no error code for them) */
+	bool streaming;
 	bool reading_error;  /* the request stalled: its error code is being read */
 	bool cancelled;      /* the owner no longer wants the answer */
 	int result;
@@ -223,9 +203,9 @@ static int ctrl_submit(struct usb_ctrl_req *r)
 	if (!t)
 		return -ENOMEM;
 	libusb_fill_control_setup(r->buf, type, query, (uint16_t)(selector << 8),
-				  (uint16_t)(unit << 8 | cam->model->control_interface), len);
+				  (uint16_t)(unit << 8 | r->iface), len);
 	libusb_fill_control_transfer(t, cam->handle, r->buf, on_ctrl_transfer, r,
-				     CONTROL_TIMEOUT_MS);
+				     r->streaming ? STREAMING_TIMEOUT_MS : CONTROL_TIMEOUT_MS);
 	int e = libusb_submit_transfer(t);
 	if (e < 0) {
 		libusb_free_transfer(t);
@@ -254,6 +234,8 @@ static void on_ctrl_transfer(struct libusb_transfer *t)
 	cam->ctrlq.busy = false;
 	if (r->cancelled) {
 		/* nobody waits for it: no error code read either */
+	} else if (r->streaming) {
+		r->result = res;
 	} else if (!r->reading_error) {
 		if (!query_first_answer(cam, r->query, r->unit, r->selector, res,
 					r->buf + LIBUSB_CONTROL_SETUP_SIZE, r->len, &r->result)) {
@@ -284,9 +266,9 @@ static void ctrl_start_next(struct usb_camera *cam)
 	}
 }
 
-int usb_ctrl_submit(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
-		    const void *out, uint16_t len, usb_ctrl_done_cb done, void *data,
-		    struct usb_ctrl_req **handle)
+static int ctrl_enqueue(struct usb_camera *cam, uint8_t iface, bool streaming, uint8_t query,
+			uint8_t unit, uint8_t selector, const void *out, uint16_t len,
+			usb_ctrl_done_cb done, void *data, struct usb_ctrl_req **handle)
 {
 	struct usb_ctrlq *q = &cam->ctrlq;
 	if (q->stopping)
@@ -300,6 +282,8 @@ int usb_ctrl_submit(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t
 		return -ENOMEM;
 	}
 	r->cam = cam;
+	r->iface = iface;
+	r->streaming = streaming;
 	r->query = query;
 	r->unit = unit;
 	r->selector = selector;
@@ -314,10 +298,28 @@ int usb_ctrl_submit(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t
 		q->done_tail = &q->done;
 	*q->tail = r;
 	q->tail = &r->next;
-	ctrl_start_next(cam);
 	if (handle)
 		*handle = r;
+	ctrl_start_next(cam);
 	return 0;
+}
+
+int usb_ctrl_submit(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
+		    const void *out, uint16_t len, usb_ctrl_done_cb done, void *data,
+		    struct usb_ctrl_req **handle)
+{
+	return ctrl_enqueue(cam, cam->model->control_interface, false, query, unit, selector, out,
+			    len, done, data, handle);
+}
+
+int usb_vs_submit(struct usb_camera *cam, unsigned stream, uint8_t query, uint8_t selector,
+		  const void *out, uint16_t len, usb_ctrl_done_cb done, void *data,
+		  struct usb_ctrl_req **handle)
+{
+	if (stream >= cam->model->n_streams)
+		return -EINVAL;
+	return ctrl_enqueue(cam, cam->model->streams[stream].interface, true, query, 0, selector,
+			    out, len, done, data, handle);
 }
 
 /* Takes r out of the list at *head (whose last next pointer *tail is). */
@@ -400,44 +402,24 @@ void usb_ctrl_stop(struct usb_camera *cam)
 	q->done_tail = &q->done;
 }
 
-static uint32_t max_alt_bytes(const struct uvc_streaming *vs)
+/* ---- probe and commit, synchronous (start-up, tools) ---- */
+
+struct sync_vs {
+	struct usb_camera *cam;
+	const struct uvc_streaming *vs;
+};
+
+static int sync_vs_request(void *ctx, uint8_t query, uint8_t selector, uint8_t *data,
+			   uint16_t len)
 {
-	uint32_t m = 0;
-	for (unsigned i = 0; i < vs->n_alts; i++)
-		if (vs->alts[i].bytes > m)
-			m = vs->alts[i].bytes;
-	return m;
+	struct sync_vs *s = ctx;
+	return usb_class_request(s->cam, s->vs->interface, query, 0, selector, data, len,
+				 STREAMING_TIMEOUT_MS);
 }
 
-unsigned usb_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
+static void log_note(void *ctx, const char *text)
 {
-	unsigned fixed = 0;
-	const struct uvc_format *fmt = uvc_stream_find_format(vs, p->format_index);
-	const struct uvc_frame *fr = uvc_format_find_frame(fmt, p->frame_index);
-	if (fr && fr->max_buffer_size) {
-		/* uvcvideo's UVC_FMT_FLAG_COMPRESSED: MJPEG, variable-size
-		 * frame-based formats. */
-		bool compressed = fmt->kind == UVC_FORMAT_MJPEG ||
-				  (fmt->kind == UVC_FORMAT_FRAME_BASED && fmt->flags);
-		if ((!compressed || p->max_video_frame_size == 0) &&
-		    p->max_video_frame_size != fr->max_buffer_size) {
-			p->max_video_frame_size = fr->max_buffer_size;
-			fixed |= USB_FIXUP_FRAME_SIZE;
-		}
-	}
-	/* A Chicony camera sign-extends a 16-bit bandwidth (uvcvideo). */
-	if ((p->max_payload_transfer_size & 0xffff0000u) == 0xffff0000u) {
-		p->max_payload_transfer_size &= 0xffffu;
-		fixed |= USB_FIXUP_PAYLOAD_SIGN;
-	}
-	if (vs->transfer == UVC_TRANSFER_ISOCHRONOUS && vs->n_alts) {
-		uint32_t m = max_alt_bytes(vs);
-		if (p->max_payload_transfer_size == 0 || p->max_payload_transfer_size > m) {
-			p->max_payload_transfer_size = m;
-			fixed |= USB_FIXUP_PAYLOAD_ISO;
-		}
-	}
-	return fixed;
+	log_warn("%s: %s", ((struct usb_camera *)ctx)->id.port_path, text);
 }
 
 static const struct uvc_streaming *stream_of(struct usb_camera *cam, unsigned stream)
@@ -445,151 +427,41 @@ static const struct uvc_streaming *stream_of(struct usb_camera *cam, unsigned st
 	return stream < cam->model->n_streams ? &cam->model->streams[stream] : NULL;
 }
 
-/* GET_* of the probe control, decoded, without repairs. */
-static int probe_get_raw(struct usb_camera *cam, unsigned stream, uint8_t query,
-			 struct uvc_probe *p)
-{
-	const struct uvc_streaming *vs = stream_of(cam, stream);
-	if (!vs)
-		return -EINVAL;
-	size_t size = uvc_probe_size(cam->model->bcd_uvc);
-	uint8_t buf[48] = { 0 };
-	int r = usb_class_request(cam, vs->interface, query, 0, UVC_VS_PROBE_CONTROL, buf,
-				  (uint16_t)size, STREAMING_TIMEOUT_MS);
-	if (r < 0)
-		return r;
-	if ((query == UVC_GET_MIN || query == UVC_GET_MAX) && r == 2) {
-		/* Bison-based cameras answer with wCompQuality only (uvcvideo). */
-		memset(p, 0, sizeof(*p));
-		p->comp_quality = (uint16_t)(buf[0] | buf[1] << 8);
-		return 0;
-	}
-	/* A shorter layout of an older UVC version is accepted (UVC 1.1
-	 * cameras answering 26 bytes); anything else is not a probe. */
-	if ((size_t)r != size && !((r == 26 || r == 34) && (size_t)r < size)) {
-		log_warn("%s: %s(PROBE) answered %d bytes, expected %zu", cam->id.port_path,
-			query_name(query), r, size);
-		return -EIO;
-	}
-	return uvc_probe_decode(buf, (size_t)r, p);
-}
-
-static void log_fixup(struct usb_camera *cam, unsigned fixed, const struct uvc_probe *p)
-{
-	if (fixed & USB_FIXUP_FRAME_SIZE)
-		log_warn("%s: probe: dwMaxVideoFrameSize taken from the frame descriptor (%u)",
-			cam->id.port_path, p->max_video_frame_size);
-	if (fixed & (USB_FIXUP_PAYLOAD_SIGN | USB_FIXUP_PAYLOAD_ISO))
-		log_warn("%s: probe: dwMaxPayloadTransferSize repaired to %u", cam->id.port_path,
-			p->max_payload_transfer_size);
-}
-
 int usb_probe_get(struct usb_camera *cam, unsigned stream, uint8_t query, struct uvc_probe *p)
 {
-	int r = probe_get_raw(cam, stream, query, p);
+	struct sync_vs s = { cam, stream_of(cam, stream) };
+	if (!s.vs)
+		return -EINVAL;
+	struct uvc_probe_notes notes = { 0 };
+	int r = uvc_probe_read(s.vs, cam->model->bcd_uvc, sync_vs_request, &s, query, p, &notes);
 	if (r == 0 && query != UVC_GET_MIN && query != UVC_GET_MAX)
-		usb_probe_fixup(stream_of(cam, stream), p);
+		uvc_probe_fixup(s.vs, p);
+	uvc_probe_notes_describe(&notes, p, log_note, cam);
 	return r;
 }
 
 int usb_probe_set(struct usb_camera *cam, unsigned stream, bool commit, const struct uvc_probe *p)
 {
-	const struct uvc_streaming *vs = stream_of(cam, stream);
-	if (!vs)
+	struct sync_vs s = { cam, stream_of(cam, stream) };
+	if (!s.vs)
 		return -EINVAL;
-	size_t size = uvc_probe_size(cam->model->bcd_uvc);
-	uint8_t buf[48];
-	uvc_probe_encode(p, buf, size);
-	int r = usb_class_request(cam, vs->interface, UVC_SET_CUR, 0,
-				  commit ? UVC_VS_COMMIT_CONTROL : UVC_VS_PROBE_CONTROL, buf,
-				  (uint16_t)size, STREAMING_TIMEOUT_MS);
-	if (r < 0) {
+	struct uvc_probe_notes notes = { 0 };
+	int r = uvc_probe_write(cam->model->bcd_uvc, sync_vs_request, &s, commit, p, &notes);
+	if (r < 0)
 		log_warn("%s: SET_CUR(%s): %s", cam->id.port_path, commit ? "COMMIT" : "PROBE",
-			strerror(-r));
-		return r;
-	}
-	if ((size_t)r != size) {
-		log_warn("%s: SET_CUR(%s) took %d bytes of %zu", cam->id.port_path,
-			commit ? "COMMIT" : "PROBE", r, size);
-		return -EIO;
-	}
-	return 0;
-}
-
-/* GET_CUR of the probe, or, for cameras that refuse it, what was set with
- * the camera's fields (sizes, clock, framing) from GET_DEF (same format and
- * frame) or GET_MAX. */
-static int probe_get_cur(struct usb_camera *cam, unsigned stream, struct uvc_probe *p)
-{
-	int r = probe_get_raw(cam, stream, UVC_GET_CUR, p);
-	if (r == 0 || r == -ENODEV || r == -ETIMEDOUT)
-		return r;
-	static const uint8_t fallbacks[] = { UVC_GET_DEF, UVC_GET_MAX };
-	for (size_t i = 0; i < sizeof(fallbacks); i++) {
-		struct uvc_probe q;
-		if (probe_get_raw(cam, stream, fallbacks[i], &q) < 0)
-			continue;
-		if (fallbacks[i] == UVC_GET_DEF &&
-		    (q.format_index != p->format_index || q.frame_index != p->frame_index))
-			continue;
-		log_warn("%s: GET_CUR(PROBE) refused (%s); using %s's sizes", cam->id.port_path,
-			strerror(-r), query_name(fallbacks[i]));
-		p->max_video_frame_size = q.max_video_frame_size;
-		p->max_payload_transfer_size = q.max_payload_transfer_size;
-		p->clock_frequency = q.clock_frequency;
-		p->framing_info = q.framing_info;
-		p->preferred_version = q.preferred_version;
-		p->min_version = q.min_version;
-		p->max_version = q.max_version;
-		return 0;
-	}
-	log_warn("%s: GET_CUR(PROBE): %s", cam->id.port_path, strerror(-r));
+			 strerror(-r));
 	return r;
 }
 
 int usb_probe_negotiate(struct usb_camera *cam, unsigned stream, const struct uvc_probe *want,
 			struct uvc_probe *got)
 {
-	const struct uvc_streaming *vs = stream_of(cam, stream);
-	if (!vs)
+	struct sync_vs s = { cam, stream_of(cam, stream) };
+	if (!s.vs)
 		return -EINVAL;
-	struct uvc_probe probe = *want, min, max;
-	int r = usb_probe_set(cam, stream, false, &probe);
-	if (r < 0)
-		return r;
-	/* The compression range, to lower the quality when the camera asks
-	 * for more bandwidth than the endpoint has (first-generation Logitech
-	 * cameras, uvcvideo). Cameras that refuse GET_MIN/MAX (uvcvideo's
-	 * PROBE_MINMAX quirk) are taken as they answer. */
-	bool minmax = probe_get_raw(cam, stream, UVC_GET_MIN, &min) == 0 &&
-		      probe_get_raw(cam, stream, UVC_GET_MAX, &max) == 0;
-	if (cam->gone)
-		return -ENODEV;
-	if (minmax)
-		probe.comp_quality = max.comp_quality;
-	uint32_t maxpsize = max_alt_bytes(vs);
-	for (int i = 0; i < 2; i++) {
-		r = usb_probe_set(cam, stream, false, &probe);
-		if (r < 0)
-			return r;
-		r = probe_get_cur(cam, stream, &probe);
-		if (r < 0)
-			return r;
-		if (vs->transfer == UVC_TRANSFER_BULK)
-			break;
-		uint32_t bw = probe.max_payload_transfer_size;
-		if ((bw & 0xffff0000u) == 0xffff0000u)
-			bw &= 0xffffu;
-		if (bw <= maxpsize || !minmax)
-			break;
-		log_warn("%s: camera asks %u bytes per interval, the endpoint has %u: lowering quality",
-			cam->id.port_path, bw, maxpsize);
-		probe.key_frame_rate = min.key_frame_rate;
-		probe.p_frame_rate = min.p_frame_rate;
-		probe.comp_quality = min.comp_quality;
-		probe.comp_window_size = min.comp_window_size;
-	}
-	log_fixup(cam, usb_probe_fixup(vs, &probe), &probe);
-	*got = probe;
-	return 0;
+	struct uvc_probe_notes notes;
+	int r = uvc_probe_negotiate(s.vs, cam->model->bcd_uvc, sync_vs_request, &s, want, got,
+				    &notes);
+	uvc_probe_notes_describe(&notes, got, log_note, cam);
+	return r;
 }

@@ -1,4 +1,4 @@
-/* The stream engine: commit, alternate setting, a pool of transfers always
+/* The stream engine: alternate setting, a pool of transfers always
  * resubmitted, every payload fed to the assembler from the transfer
  * callbacks (which run on the loop thread, inside libusb's event handling).
  * Work a callback cannot do there (waiting for the other transfers, calling
@@ -301,9 +301,6 @@ int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_p
 			vs->interface);
 		return r;
 	}
-	r = usb_probe_set(cam, stream, true, committed);
-	if (r < 0)
-		return r;
 
 	memset(st, 0, sizeof(*st));
 	st->index = stream;

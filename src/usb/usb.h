@@ -115,6 +115,13 @@ typedef void (*usb_ctrl_done_cb)(void *data, int result, const uint8_t *answer);
 int usb_ctrl_submit(struct usb_camera *cam, uint8_t query, uint8_t unit, uint8_t selector,
 		    const void *out, uint16_t len, usb_ctrl_done_cb done, void *data,
 		    struct usb_ctrl_req **handle);
+/* The same for probe or commit (selector UVC_VS_PROBE_CONTROL or
+ * _COMMIT_CONTROL) on streaming interface 'stream', in the same line: done
+ * gets the bytes moved or the transfer's -errno (no error code is read for
+ * them, as uvcvideo), with uvcvideo's 5 s streaming timeout. */
+int usb_vs_submit(struct usb_camera *cam, unsigned stream, uint8_t query, uint8_t selector,
+		  const void *out, uint16_t len, usb_ctrl_done_cb done, void *data,
+		  struct usb_ctrl_req **handle);
 /* done will not run for r; a request on the wire completes harmlessly
  * (its answer is dropped), a queued one is never sent. */
 void usb_ctrl_cancel(struct usb_ctrl_req *r);
@@ -135,18 +142,17 @@ int usb_uvc_error_errno(uint8_t code);
  *  usb_probe_get: GET_CUR/GET_DEF/GET_MIN/GET_MAX of the probe control
  *    (query), decoded; cameras that answer a shorter length are accepted.
  *  usb_probe_set: SET_CUR of the probe (commit false) or commit control.
- *  usb_probe_negotiate: SET_CUR probe with want, GET_CUR probe into got,
- *    with uvcvideo's fixes for quirky answers (dwMaxVideoFrameSize 0 or
- *    smaller than the frame: the descriptor's size; payload size missing
- *    or absurd for isochronous: bounded by the largest alt setting), and
- *    GET_DEF/GET_MAX fallbacks when GET_CUR is refused. */
+ *  usb_probe_negotiate: uvc_probe_negotiate (uvc/negotiate.h) with the
+ *    camera, its notes logged.
+ * They wait for the camera: for start-up and tools; a served node's
+ * probes go through usb_vs_submit. */
 int usb_probe_get(struct usb_camera *cam, unsigned stream, uint8_t query, struct uvc_probe *p);
 int usb_probe_set(struct usb_camera *cam, unsigned stream, bool commit, const struct uvc_probe *p);
 int usb_probe_negotiate(struct usb_camera *cam, unsigned stream, const struct uvc_probe *want,
 			struct uvc_probe *got);
 
-/* The stream engine. usb_stream_start() commits 'committed' (SET_CUR
- * commit), selects the alternate setting (isochronous: the smallest whose
+/* The stream engine. usb_stream_start() takes 'committed' (the probe the
+ * caller committed first: usb_probe_set or usb_vs_submit), selects the alternate setting (isochronous: the smallest whose
  * bytes per interval hold dwMaxPayloadTransferSize, as uvcvideo), allocates
  * a pool of transfers (libusb_dev_mem_alloc when the kernel allows it,
  * sized for the frame rate) and feeds every payload to asm from the loop.
@@ -187,17 +193,6 @@ struct usb_stream_plan {
 int usb_stream_plan(const struct uvc_streaming *vs, const struct uvc_probe *committed,
 		    struct usb_stream_plan *plan);
 
-/* uvcvideo's repair of a probe answer (uvc_fixup_video_ctrl, plus the bounds
- * of usb_probe_negotiate), pure: uncompressed formats take the frame
- * descriptor's buffer size, compressed ones when the camera says 0; a
- * sign-extended 16-bit payload size (0xffffXXXX) is cut to 16 bits; for
- * isochronous streams a payload size of 0 or above the largest alternate
- * setting becomes that largest one. Returns a bitmask of what it changed
- * (USB_FIXUP_*), 0 for a sound answer. */
-#define USB_FIXUP_FRAME_SIZE   (1u << 0)
-#define USB_FIXUP_PAYLOAD_SIGN (1u << 1)
-#define USB_FIXUP_PAYLOAD_ISO  (1u << 2)
-unsigned usb_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p);
 
 /* The camera's status interrupt endpoint (uvcvideo's status URB, which
  * it runs while the node is open; here while the camera is served): one

@@ -79,6 +79,9 @@ struct ctrls_request {
 	uint8_t selector;  /* wValue high byte */
 	uint8_t query;     /* UVC_GET_INFO, _CUR, _MIN, _MAX, _RES, _DEF, _LEN, UVC_SET_CUR */
 	uint16_t size;     /* wLength */
+	/* Not a control: probe or commit (selector UVC_VS_PROBE_CONTROL or
+	 * _COMMIT_CONTROL, entity 0) on the node's streaming interface. */
+	bool streaming;
 };
 
 /* One UVC control of the camera (uvcvideo's struct uvc_control). */

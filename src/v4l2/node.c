@@ -206,6 +206,35 @@ static int enum_input(struct node *n, struct v4l2_input *in)
 	return 0;
 }
 
+static int ctrl_request(struct node *n, const struct ctrls_request *r, uint8_t *data);
+
+/* One probe request of an asynchronous negotiation, through the journal. */
+static int vs_request(void *ctx, uint8_t query, uint8_t selector, uint8_t *data, uint16_t len)
+{
+	struct ctrls_request r = { .query = query, .selector = selector, .size = len,
+				   .streaming = true };
+	return ctrl_request(ctx, &r, data);
+}
+
+/* The probe with the camera: in asynchronous mode negotiated here through
+ * the call's journal (CALL_PENDING until the camera answered every step),
+ * else by the device. uvcvideo answers EIO for a probe the camera failed,
+ * however it failed (STALL, short, timeout). */
+static int camera_probe(struct node *n, const struct uvc_probe *want, struct uvc_probe *got)
+{
+	if (!(n->async && call_running(n)))
+		return n->ops->probe ? n->ops->probe(n->dev, want, got) : -EIO;
+	struct uvc_probe_notes notes;
+	int err = uvc_probe_negotiate(n->stream, n->camera->bcd_uvc, vs_request, n, want, got,
+				      &notes);
+	if (err == CALL_PENDING)
+		return err;
+	/* the last request of the TRY_FMT/S_FMT/S_PARM: this run answers */
+	if (n->ops->probe_done)
+		n->ops->probe_done(n->dev, want, got, err, &notes);
+	return err && err != -ENODEV && err != -ENOMEM ? -EIO : err;
+}
+
 /* The probe of a TRY_FMT/S_FMT/S_PARM: with the camera, or while the
  * stream runs (the probe control then belongs to it) from the descriptors
  * alone; unknown indexes in the camera's answer mean "as asked". */
@@ -219,7 +248,7 @@ static int probe_choice(struct node *n, const struct uvc_probe *want,
 		if (!out->max_video_frame_size)
 			out->max_video_frame_size = n->probe.max_video_frame_size;
 	} else {
-		int err = n->ops->probe(n->dev, want, out);
+		int err = camera_probe(n, want, out);
 		if (err)
 			return err;
 	}
@@ -386,7 +415,7 @@ static int s_parm(struct node *n, struct node_file *f, struct v4l2_streamparm *p
 	} else {
 		want.interval = fmt_try_interval(n->frame, asked);
 	}
-	err = n->ops->probe(n->dev, &want, &got);
+	err = camera_probe(n, &want, &got);
 	if (err)
 		return err;
 	/* keep our format if the camera answers nonsense indexes */
@@ -1173,6 +1202,9 @@ bool node_uses_camera(unsigned int cmd)
 	case VIDIOC_LOG_STATUS:
 	case UVCIOC_CTRL_QUERY:
 	case UVCIOC_CTRL_MAP:
+	case VIDIOC_TRY_FMT:
+	case VIDIOC_S_FMT:
+	case VIDIOC_S_PARM:
 		return true;
 	default:
 		return false;
@@ -1215,6 +1247,17 @@ int node_status_event(struct node *n, uint8_t originator, uint8_t selector, cons
 		return err;
 	int ret = status_event(n, originator, selector, value, len);
 	return call_finish(n, ret);
+}
+
+void node_stream_failed(struct node *n)
+{
+	struct vq *q = &n->queue;
+	if (!q->streaming)
+		return;
+	if (q->memory == VQ_MEMORY_READ)
+		vq_set_error(q);
+	else
+		vq_streamon_failed(q);
 }
 
 void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b)

@@ -13,6 +13,7 @@
 #include <linux/videodev2.h>
 
 #include "uvc/descriptors.h"
+#include "uvc/negotiate.h"
 #include "uvc/probe.h"
 #include "v4l2/controls.h"
 #include "v4l2/conv_formats.h"
@@ -41,9 +42,15 @@ struct node_camera_req {
 };
 
 struct node_ops {
-	/* Probe (TRY_FMT, S_FMT, S_PARM): SET_CUR/GET_CUR of the probe
-	 * control. Returns 0 or -errno. */
+	/* Probe (TRY_FMT, S_FMT, S_PARM) while the node is not asynchronous:
+	 * SET_CUR/GET_CUR of the probe control. Returns 0 or -errno. NULL:
+	 * -EIO. An asynchronous node negotiates itself (uvc/negotiate.h), its
+	 * requests coming back as NODE_CAMERA with ctrl.streaming set. */
 	int (*probe)(void *dev, const struct uvc_probe *want, struct uvc_probe *got);
+	/* An asynchronous node's probe ended with err (0: got holds the
+	 * camera's answer): notes for the log. May be NULL. */
+	void (*probe_done)(void *dev, const struct uvc_probe *want, const struct uvc_probe *got,
+			   int err, const struct uvc_probe_notes *notes);
 	/* Commit probe and start the stream feeding the queue. */
 	int (*stream_on)(void *dev, const struct uvc_probe *probe);
 	void (*stream_off)(void *dev);
@@ -143,7 +150,8 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 void node_destroy(struct node *n);
 
 /* Whether the ioctl may need the camera (NODE_CAMERA): controls, control
- * events, extension units, LOG_STATUS. Pure, for the device's ordering. */
+ * events, extension units, LOG_STATUS, and the probes of TRY_FMT, S_FMT
+ * and S_PARM. Pure, for the device's ordering. */
 bool node_uses_camera(unsigned int cmd);
 /* After NODE_CAMERA: the request to make (valid until answered). */
 const struct node_camera_req *node_camera_need(const struct node *n);
@@ -156,6 +164,12 @@ bool node_call_pending(const struct node *n);
 /* The device gives the call up (it will not be made again): the next call
  * starts afresh. The node's state is as before the call. */
 void node_call_abandon(struct node *n);
+
+/* The device could not start the stream its stream_on() accepted (the
+ * camera refused the commit later): a STREAMON queue stops streaming, its
+ * buffers staying queued (vb2 when start_streaming fails); read()
+ * emulation fails as a dead stream (read() EIO, poll() POLLERR). */
+void node_stream_failed(struct node *n);
 
 void node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);

@@ -144,7 +144,8 @@ static bool same_request(const struct call_entry *e, const struct ctrls_request 
 			 const uint8_t *data)
 {
 	if (e->r.query != r->query || e->r.entity != r->entity ||
-	    e->r.selector != r->selector || e->r.size != r->size)
+	    e->r.selector != r->selector || e->r.size != r->size ||
+	    e->r.streaming != r->streaming)
 		return false;
 	return !is_set(r) || !r->size || memcmp(e->bytes, data, r->size) == 0;
 }
@@ -284,6 +285,8 @@ void node_call_abandon(struct node *n)
 	 * cached of them is no longer known */
 	for (unsigned i = 0; i < c->n_log; i++) {
 		const struct ctrls_request *r = &c->log[i].r;
+		if (r->streaming)
+			continue; /* a probe: the next one sets it again */
 		int k = ctrls_find_uvc(&n->ctrls, r->entity, r->selector);
 		if (is_set(r) && c->log[i].result >= 0 && k >= 0)
 			ctrls_invalidate(&n->ctrls, (unsigned)k);

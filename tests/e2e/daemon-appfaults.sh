@@ -32,8 +32,6 @@ echo "$(wc -l <"$WORK/badptr.kernel") bad-pointer lines, $(wc -l <"$WORK/badsize
 
 uvcuse_start "$SERIAL" "$NAME"
 
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$UVCUSE_PID/status"; }
-fd_count() { find "/proc/$UVCUSE_PID/fd" -mindepth 1 | wc -l; }
 
 # capture_check WHAT: 30 frames through the library, all intact
 capture_check() {

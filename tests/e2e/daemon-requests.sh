@@ -24,14 +24,20 @@ result() {
 	echo "$r"
 }
 
+# first_failed_ioctl: the first ioctl v4l2-ctl (on stdin) says failed, as
+# "VIDIOC_X: failed: reason", or nothing.
+first_failed_ioctl() {
+	grep -oE 'VIDIOC_[A-Z_]+(: failed: | returned -1 \()[A-Za-z /-]+' | head -n 1 |
+		sed -E 's/ returned -1 \(/: failed: /'
+}
+
 # stream_result NODE [WRAPPER]: "ok" when 5 YUYV 640x480 frames come
 # through MMAP, else the first ioctl v4l2-ctl saw fail and its error.
 stream_result() {
 	local out
 	out=$(timeout 60 ${2:+"$2"} v4l2-ctl -d "$1" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
 		--stream-mmap --stream-count=5 --stream-to=/dev/null 2>&1) || true
-	out=$(grep -oE 'VIDIOC_[A-Z_]+(: failed: | returned -1 \()[A-Za-z /-]+' <<<"$out" | head -n 1 |
-		sed -E 's/ returned -1 \(/: failed: /')
+	out=$(first_failed_ioctl <<<"$out")
 	echo "${out:-ok}"
 }
 
@@ -212,7 +218,7 @@ unplug_during_stream() {
 	${2:+"$2"} v4l2-ctl -d "$1" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
 		--stream-mmap --stream-count=100000 >"$WORK/gone.log" 2>&1 &
 	app_ended_after_unplug $!
-	echo "exit $APP_STATUS, $(tr '\r' '\n' <"$WORK/gone.log" | grep -oE 'VIDIOC_[A-Z_]+(: failed: | returned -1 \()[A-Za-z /-]+' | head -n 1)"
+	echo "exit $APP_STATUS, $(tr '\r' '\n' <"$WORK/gone.log" | first_failed_ioctl)"
 }
 # app_ended_after_unplug PID: the camera unplugged 3 s into the app's
 # stream; the app must end within 20 s (its status in APP_STATUS)

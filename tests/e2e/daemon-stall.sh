@@ -7,6 +7,8 @@
 # GET_CUR (never cached, as in uvcvideo). A signal ends one waiting in line,
 # a client killed mid-request leaves nothing behind. A camera that never
 # answers (--ctrl-hang): G_CTRL fails as uvcvideo's does, after its timeout.
+# A camera slow to take probe and commit (--stream-delay-ms): S_FMT and
+# STREAMON wait, another file's QUERYCAP does not, as with uvcvideo.
 # Usage (in the guest): daemon-stall.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -94,4 +96,31 @@ read -r _ _ value <<<"$(timeout 15 $CLIENT xuget /dev/video11 || echo - - "no an
 read -r _ _ value <<<"$(timeout 15 $CLIENT gctrl /dev/video11 || echo - - "no answer within 15 s")"
 [[ "$value" =~ ^[0-9]+$ ]] || fail "G_CTRL after the faults answered $value"
 uvcuse_stop video11
+vcam_stop_last
+
+# A camera slow to set probe and commit (2 s each SET_CUR): S_FMT (two of
+# them) and STREAMON wait; another file's QUERYCAP must not. uvcvideo first
+# (QUERYCAP takes none of the locks S_FMT and STREAMON hold), then uvcuse.
+# Bound: half the camera's delay, from the fault itself: a daemon blocked
+# for the camera answers QUERYCAP no sooner than 1.5 s.
+beside() { # NODE WHO
+	local what secs res ref during
+	for what in sfmt streamon; do
+		read -r secs res ref during <<<"$($CLIENT beside "$1" "$what" 2)"
+		echo "$2: $what took $secs s ($res); the other file's QUERYCAP: $during s meanwhile, $ref s before"
+		[ "$res" = ok ] || fail "$2: $what answered $res"
+		awk -v s="$secs" 'BEGIN { exit !(s >= 1.8) }' || fail "$2: the camera's delay did not apply to $what"
+		awk -v d="$during" 'BEGIN { exit !(d < 1.0) }' ||
+			fail "$2: QUERYCAP waited $during s for another file's $what"
+	done
+}
+step "uvcvideo: S_FMT and STREAMON wait for a slow camera, QUERYCAP does not"
+vcam_start S-vs --profile default --stream-delay-ms 2000
+KNODE=$(video_node S-vs)
+beside "$KNODE" uvcvideo
+
+step "uvcuse: the same"
+uvcuse_start S-vs video12
+beside /dev/video12 uvcuse
+uvcuse_stop video12
 echo "PASS: $STEPS steps"

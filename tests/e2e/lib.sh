@@ -245,6 +245,11 @@ uvcuse_stop() {
 	echo "uvcuse exited 0 after SIGTERM, /dev/$name removed"
 }
 
+# rss_kib, fd_count: the running daemon's resident memory (KiB) and open
+# files, for the tests that look for growth.
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$UVCUSE_PID/status"; }
+fd_count() { find "/proc/$UVCUSE_PID/fd" -mindepth 1 | wc -l; }
+
 # v4l2ctl_fps LOG: the mean of the rates v4l2-ctl printed while streaming
 # (one per second; the first, which includes start-up, is left out).
 v4l2ctl_fps() {

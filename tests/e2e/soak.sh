@@ -29,8 +29,6 @@ MMAP_FORMATS=("YUYV 640x480" "MJPG 1280x720" "RGB3 640x480" "YU12 1280x720" "YUY
 	"BGR3 640x480" "MJPG 640x480" "YV12 640x480")
 CONTROLS=(brightness contrast saturation gamma)
 
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$UVCUSE_PID/status"; }
-fd_count() { find "/proc/$UVCUSE_PID/fd" -mindepth 1 | wc -l; }
 
 # check FILE FOURCC WxH COUNT: every frame intact and in order. Frames the
 # app missed (late with its buffers on a busy host: V4L2 drops a frame

@@ -5,12 +5,16 @@
  * cuse.c does and handed over as device.c does; read(), poll(), opens and
  * closes, frames arriving, and status packets from the camera.
  *
- * Input: a profile byte, then steps: an operation byte and its operands
- * (see step()). The fake camera's answers (probe, control requests) come
- * from the same stream. */
+ * Input: a profile byte, a flags byte (1: converted formats listed, 2: the
+ * node asynchronous, as device.c serves it), then steps: an operation byte
+ * and its operands (see step()). The fake camera's answers (probe, control
+ * requests) come from the same stream; an asynchronous node's camera call
+ * waits for a step that answers it, other files' ioctls running meanwhile. */
 #include <poll.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
+
+#include <linux/usb/video.h>
 
 #include "cuse/ioctl_table.h"
 #include "fake_camera.h"
@@ -37,8 +41,19 @@ struct parked {
 	uint8_t *arg; /* exactly _IOC_SIZE(cmd) bytes */
 };
 
+/* An asynchronous node's call waiting for the camera (device.c's
+ * camera_call): made again from its argument as sent after each answer. */
+struct call {
+	bool used;
+	unsigned file, cmd;
+	bool nonblock;
+	size_t size, extra_len;
+	uint8_t *orig, *work; /* size + extra_len bytes each */
+};
+
 struct harness {
 	struct node n;
+	struct call call;
 	struct parked parked[MAX_FILES];
 	struct fake fake;
 	struct fuzz_in in;
@@ -205,14 +220,29 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 	}
 	if (staged)
 		cmd = VIDIOC_DQBUF;
+	bool camera = h->n.async && node_uses_camera(cmd);
+	if (camera && h->call.used) {
+		free(block); /* device.c puts it in line behind the call */
+		return;
+	}
+	uint8_t *orig = camera ? fuzz_dup(block, block_len) : NULL;
 	const void *out = NULL;
 	size_t out_len = 0;
 	r = node_ioctl(&h->n, f, cmd, d->size ? block : NULL,
 		       plan.extra_len ? block + d->size : NULL, plan.extra_len, nonblock,
 		       staged ? NULL : &out, &out_len);
-	FUZZ_CHECK(r == 0 || r == NODE_WAIT || (r < 0 && r > -4096));
+	FUZZ_CHECK(r == 0 || r == NODE_WAIT || (camera && r == NODE_CAMERA) ||
+		   (r < 0 && r > -4096));
 	if (trace)
 		fprintf(stderr, "%s: %d\n", d->name, r);
+	if (r == NODE_CAMERA) {
+		FUZZ_CHECK(node_camera_need(&h->n));
+		h->call = (struct call){ .used = true, .file = file_index(h, f), .cmd = cmd,
+					 .nonblock = nonblock, .size = d->size,
+					 .extra_len = plan.extra_len, .orig = orig, .work = block };
+		return;
+	}
+	free(orig);
 	if (r == NODE_WAIT) {
 		FUZZ_CHECK(cmd == VIDIOC_DQBUF || cmd == VIDIOC_DQEVENT);
 		FUZZ_CHECK(!nonblock);
@@ -221,6 +251,47 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 	}
 	check_out(h, f, cmd, block, r, out, out_len);
 	free(block);
+}
+
+static void call_drop(struct call *c)
+{
+	free(c->orig);
+	free(c->work);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The camera answers the request the call waits for (from the input), and
+ * the call runs again; it may wait for another one. */
+static void call_answer(struct harness *h)
+{
+	struct call *c = &h->call;
+	const struct node_camera_req *need = node_camera_need(&h->n);
+	FUZZ_CHECK(need && h->files[c->file]);
+	uint8_t *data = calloc(1, need->ctrl.size ? need->ctrl.size : 1);
+	FUZZ_CHECK(data);
+	if (need->ctrl.query == UVC_SET_CUR && need->ctrl.size)
+		memcpy(data, need->out, need->ctrl.size);
+	int res = fake_ctrl_request(&h->fake, &need->ctrl, data);
+	FUZZ_CHECK(node_camera_answer(&h->n, res, data) == 0);
+	free(data);
+	memcpy(c->work, c->orig, c->size + c->extra_len);
+	int r = node_ioctl(&h->n, h->files[c->file], c->cmd, c->size ? c->work : NULL,
+			   c->extra_len ? c->work + c->size : NULL, c->extra_len, c->nonblock, NULL,
+			   NULL);
+	FUZZ_CHECK(r == 0 || r == NODE_CAMERA || (r < 0 && r > -4096));
+	if (trace)
+		fprintf(stderr, "call %x: %d\n", c->cmd, r);
+	if (r != NODE_CAMERA)
+		call_drop(c);
+}
+
+/* The device gives the call up (its file closes, the daemon stops). */
+static void call_abandon(struct harness *h)
+{
+	if (!h->call.used)
+		return;
+	node_call_abandon(&h->n);
+	call_drop(&h->call);
 }
 
 /* What device.c's reply_ioctl sends back. */
@@ -298,7 +369,19 @@ static void status_packet(struct harness *h)
 	/* device.c's on_status */
 	if (uvc_status_parse(p, len, &st) == UVC_STATUS_CONTROL &&
 	    st.attribute == UVC_STATUS_ATTR_VALUE) {
-		int r = node_status_event(&h->n, st.originator, st.selector, st.value, st.value_len);
+		int r = 0;
+		if (!h->call.used) {
+			while ((r = node_status_event(&h->n, st.originator, st.selector, st.value,
+						      st.value_len)) == NODE_CAMERA) {
+				const struct node_camera_req *need = node_camera_need(&h->n);
+				FUZZ_CHECK(need);
+				uint8_t *v = calloc(1, need->ctrl.size ? need->ctrl.size : 1);
+				FUZZ_CHECK(v);
+				int res = fake_ctrl_request(&h->fake, &need->ctrl, v);
+				FUZZ_CHECK(node_camera_answer(&h->n, res, v) == 0);
+				free(v);
+			}
+		}
 		FUZZ_CHECK(r >= 0 || r == -ENOENT);
 	}
 	free(p);
@@ -337,6 +420,8 @@ static void step(struct harness *h)
 		break;
 	case 11:
 		if (f) {
+			if (h->call.used && h->call.file == which)
+				call_abandon(h);
 			unpark(&h->parked[which]); /* CUSE answers it before release */
 			node_release(&h->n, f);
 			free(f);
@@ -355,7 +440,16 @@ static void step(struct harness *h)
 		h->nonblock[which] = !h->nonblock[which];
 		break;
 	case 14:
-		vq_set_error(&h->n.queue);
+		/* the camera answers a waiting call, or the stream dies (or
+		 * does not start: the commit refused) */
+		if (h->call.used)
+			call_answer(h);
+		else if (fuzz_u8(&h->in) & 1) {
+			node_stream_failed(&h->n);
+			h->fake.streaming = false; /* the camera never started */
+		}
+		else
+			vq_set_error(&h->n.queue);
 		break;
 	case 15:
 		/* once per input: it reads every control (slow) */
@@ -384,6 +478,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(node_init(&h->n, cam, &id, &probe, &fake_ops, &h->fake, &fake_mem, NULL) == 0);
 	h->n.max_userptr_copy = USERPTR_COPY;
 	h->n.convert = flags & 1;
+	h->n.async = flags & 2;
 	h->fake.in = &h->in;
 	for (unsigned i = 0; i < MAX_FILES; i++) {
 		h->files[i] = malloc(sizeof(*h->files[i]));
@@ -395,6 +490,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		step(h);
 		wake_all(h);
 	}
+	call_abandon(h);
 	for (unsigned i = 0; i < MAX_FILES; i++)
 		if (h->files[i]) {
 			unpark(&h->parked[i]);

@@ -1,9 +1,10 @@
 /* Probe/commit replies (src/uvc/probe.c) and what the daemon does with one
- * (src/usb: usb_probe_fixup, usb_stream_plan) over every vcam profile's
+ * (uvc_probe_fixup, usb_stream_plan) over every vcam profile's
  * streaming interface. Input: a profile byte, then the reply's bytes. */
 #include "fuzz.h"
 
 #include "usb/usb.h"
+#include "uvc/negotiate.h"
 #include "uvc/descriptors.h"
 #include "uvc/probe.h"
 #include "vcam_cameras.h"
@@ -33,11 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	const struct uvc_streaming *vs = &cam->streams[0];
 	struct uvc_probe fixed = p;
-	unsigned what = usb_probe_fixup(vs, &fixed);
-	FUZZ_CHECK(!(what & ~(USB_FIXUP_FRAME_SIZE | USB_FIXUP_PAYLOAD_SIGN | USB_FIXUP_PAYLOAD_ISO)));
+	unsigned what = uvc_probe_fixup(vs, &fixed);
+	FUZZ_CHECK(!(what & ~(UVC_FIXUP_FRAME_SIZE | UVC_FIXUP_PAYLOAD_SIGN | UVC_FIXUP_PAYLOAD_ISO)));
 	/* A sound answer is left alone; a repaired one is sound. */
 	struct uvc_probe twice = fixed;
-	FUZZ_CHECK(usb_probe_fixup(vs, &twice) == 0);
+	FUZZ_CHECK(uvc_probe_fixup(vs, &twice) == 0);
 	if (!what)
 		FUZZ_CHECK(memcmp(&fixed, &p, sizeof(p)) == 0);
 

@@ -245,6 +245,40 @@ static void node_sessions(void)
 	struct uvc_menu_info menu[2] = { { 0, "zero" }, { 1, "one" } };
 	put(&o, menu, sizeof(menu));
 	save("node", &o, "xu");
+
+	/* an asynchronous node: S_FMT waits for the camera (five probe
+	 * requests), another file's QUERYCAP meanwhile, each request answered
+	 * by a step; then a stream the camera fails to start */
+	o.len = 0;
+	put8(&o, 0);
+	put8(&o, 2);
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	fmt.fmt.pix.width = 640;
+	fmt.fmt.pix.height = 480;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_MJPEG;
+	ioctl_step(&o, 0, VIDIOC_S_FMT, &fmt);
+	struct v4l2_capability cap = { 0 };
+	ioctl_step(&o, 1, VIDIOC_QUERYCAP, &cap);
+	static const uint8_t zeros[48];
+	size_t psize = uvc_probe_size(vcam_profile_find("default")->bcd_uvc);
+	for (unsigned i = 0; i < 5; i++) {
+		put8(&o, 14); /* the camera answers */
+		put8(&o, 0);
+		put(&o, zeros, psize);
+	}
+	struct v4l2_requestbuffers rb = { .count = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ioctl_step(&o, 0, VIDIOC_REQBUFS, &rb);
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	ioctl_step(&o, 0, VIDIOC_QBUF, &b);
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ioctl_step(&o, 0, VIDIOC_STREAMON, &type);
+	put8(&o, 0); /* stream_on accepted */
+	put8(&o, 14);
+	put8(&o, 1); /* the commit refused */
+	ioctl_step(&o, 0, VIDIOC_STREAMON, &type);
+	put8(&o, 0);
+	save("node", &o, "async");
 }
 
 /* convert: pick byte, width, height, no shortening, then an MJPEG frame */

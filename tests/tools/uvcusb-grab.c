@@ -425,7 +425,9 @@ int main(int argc, char **argv)
 	}
 
 	g.t_start = g.t_progress = now_s();
-	r = usb_stream_start(g.cam, stream, &got, &g.asm_, on_stream_error, &g);
+	r = usb_probe_set(g.cam, stream, true, &got);
+	if (r == 0)
+		r = usb_stream_start(g.cam, stream, &got, &g.asm_, on_stream_error, &g);
 	if (r < 0) {
 		fprintf(stderr, "usbgrab: stream start: %s\n", strerror(-r));
 		goto out;

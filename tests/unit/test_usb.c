@@ -1,5 +1,5 @@
 /* src/usb/: the pure parts of the USB layer. VID:PID parsing, the repair of
- * probe answers (usb_probe_fixup) and the transfer plan (alternate setting,
+ * probe answers (uvc_probe_fixup) and the transfer plan (alternate setting,
  * transfer sizes) over what every vcam profile negotiates. The rest needs a
  * device: tests/e2e/usb-stream.sh drives it in the VM. */
 #include <check.h>
@@ -15,6 +15,7 @@
 #include "vcam_fixture.h"
 #include "usb/internal.h" /* usb_transfer_orphan */
 #include "usb/usb.h"
+#include "uvc/negotiate.h"
 
 
 START_TEST(test_match_parse_id)
@@ -127,7 +128,7 @@ START_TEST(test_plan_every_profile)
 					}, got;
 					ck_assert_int_eq(vcam_probe_negotiate(prof, &asked, &got), 0);
 					struct uvc_probe fixed = got;
-					ck_assert_msg(usb_probe_fixup(vs, &fixed) == 0,
+					ck_assert_msg(uvc_probe_fixup(vs, &fixed) == 0,
 						      "%s %u/%u: sound answer repaired", prof->name,
 						      f + 1, fr + 1);
 					ck_assert_mem_eq(&fixed, &got, sizeof(got));
@@ -328,34 +329,34 @@ START_TEST(test_fixup)
 	/* uncompressed: the frame descriptor's size, whatever the camera says */
 	struct uvc_probe p = negotiate(def, 1, 1, VCAM_FPS(30));
 	p.max_video_frame_size = 0;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_FRAME_SIZE);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_FRAME_SIZE);
 	ck_assert_uint_eq(p.max_video_frame_size, 640 * 480 * 2);
 	p.max_video_frame_size = 1000;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_FRAME_SIZE);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_FRAME_SIZE);
 	ck_assert_uint_eq(p.max_video_frame_size, 640 * 480 * 2);
 
 	/* MJPEG: kept unless 0 */
 	p = negotiate(def, 2, 1, VCAM_FPS(30));
 	p.max_video_frame_size = 50000;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), 0);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), 0);
 	ck_assert_uint_eq(p.max_video_frame_size, 50000);
 	p.max_video_frame_size = 0;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_FRAME_SIZE);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_FRAME_SIZE);
 	ck_assert_uint_eq(p.max_video_frame_size, 640 * 480 * 2);
 
 	/* Chicony's sign extension, then within the alternate settings */
 	p.max_payload_transfer_size = 0xffff0c00u;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_SIGN);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_PAYLOAD_SIGN);
 	ck_assert_uint_eq(p.max_payload_transfer_size, 0x0c00);
 	p.max_payload_transfer_size = 0xffff8000u;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_SIGN | USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_PAYLOAD_SIGN | UVC_FIXUP_PAYLOAD_ISO);
 	ck_assert_uint_eq(p.max_payload_transfer_size, top);
 	/* missing or absurd for isochronous: the largest alternate setting */
 	p.max_payload_transfer_size = 0;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_PAYLOAD_ISO);
 	ck_assert_uint_eq(p.max_payload_transfer_size, top);
 	p.max_payload_transfer_size = 614412;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_PAYLOAD_ISO);
 	ck_assert_uint_eq(p.max_payload_transfer_size, top);
 
 	/* an answer naming a format or frame that does not exist: only the
@@ -363,11 +364,11 @@ START_TEST(test_fixup)
 	p.format_index = 9;
 	p.max_video_frame_size = 0;
 	p.max_payload_transfer_size = 0;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), USB_FIXUP_PAYLOAD_ISO);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), UVC_FIXUP_PAYLOAD_ISO);
 	ck_assert_uint_eq(p.max_video_frame_size, 0);
 	p.format_index = 1;
 	p.frame_index = 0;
-	ck_assert_uint_eq(usb_probe_fixup(vs, &p), 0);
+	ck_assert_uint_eq(uvc_probe_fixup(vs, &p), 0);
 	uvc_camera_free(cam);
 
 	/* bulk: the payload size is the camera's, even 0 */
@@ -375,7 +376,7 @@ START_TEST(test_fixup)
 	cam = fixture_camera(bulk);
 	p = negotiate(bulk, 1, 1, VCAM_FPS(30));
 	p.max_payload_transfer_size = 0;
-	ck_assert_uint_eq(usb_probe_fixup(&cam->streams[0], &p), 0);
+	ck_assert_uint_eq(uvc_probe_fixup(&cam->streams[0], &p), 0);
 	ck_assert_uint_eq(p.max_payload_transfer_size, 0);
 	uvc_camera_free(cam);
 }

@@ -648,6 +648,41 @@ START_TEST(streamon_failure_keeps_buffers)
 }
 END_TEST
 
+/* A camera that refuses the commit after stream_on() accepted it (the
+ * device commits in the background): a STREAMON queue stops streaming with
+ * its buffers still queued and may stream again; a reading file's read()
+ * and poll() see a dead stream until it closes. */
+START_TEST(stream_failed_later)
+{
+	struct node_file a, b;
+	node_open(&n, &a);
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_REQBUFS, &rb), 0);
+	struct v4l2_buffer q = { .index = 0, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				 .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_QBUF, &q), 0);
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
+	node_stream_failed(&n);
+	ck_assert(!n.queue.streaming);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_QUERYBUF, &q), 0);
+	ck_assert(q.flags & V4L2_BUF_FLAG_QUEUED);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
+	ck_assert_uint_eq(fake.starts, 2);
+	node_release(&n, &a);
+
+	node_open(&n, &b);
+	const uint8_t *data;
+	size_t len;
+	ck_assert_int_eq(node_read(&n, &b, 4096, true, false, &data, &len), NODE_WAIT);
+	node_stream_failed(&n);
+	ck_assert_int_eq(node_read(&n, &b, 4096, true, false, &data, &len), -EIO);
+	ck_assert(node_poll(&n, &b, POLLIN) & POLLERR);
+	node_release(&n, &b);
+}
+END_TEST
+
 /* USERPTR frames larger than what the reply can carry: DQBUF says so and
  * the frame stays first in line, never lost. */
 START_TEST(userptr_too_large_is_kept)
@@ -1436,6 +1471,7 @@ int main(void)
 	tcase_add_test(tc, poll_starts_reading_only_for_pollin);
 	tcase_add_test(tc, streamoff_while_reading);
 	tcase_add_test(tc, streamon_failure_keeps_buffers);
+	tcase_add_test(tc, stream_failed_later);
 	tcase_add_test(tc, userptr_too_large_is_kept);
 	tcase_add_test(tc, userptr_lost_answer_stays_done);
 	suite_add_tcase(s, tc);

@@ -16,6 +16,7 @@
 
 #include "controls.h"    /* tests/vcam */
 #include "descriptors.h" /* tests/vcam */
+#include "probe.h"       /* tests/vcam */
 #include "profile.h"
 #include "node_fixture.h"
 #include "unit_run.h"
@@ -33,6 +34,7 @@ struct side {
 	size_t slen;
 	int inject;              /* the next request fails with this */
 	unsigned streams;
+	struct uvc_probe probe;  /* the camera's probe control */
 };
 
 static struct uvc_camera *camera;
@@ -49,10 +51,42 @@ static void trace(struct side *s, const char *fmt, ...)
 		s->tlen += (size_t)w;
 }
 
+/* The probe control of the vcam's default profile, as the vcam answers it. */
+static int probe_request(struct side *s, const struct ctrls_request *r, uint8_t *data)
+{
+	const struct vcam_profile *prof = vcam_profile_find("default");
+	if (r->selector != UVC_VS_PROBE_CONTROL || r->size != uvc_probe_size(prof->bcd_uvc))
+		return -EPIPE;
+	struct uvc_probe p;
+	switch (r->query) {
+	case UVC_SET_CUR:
+		uvc_probe_decode(data, r->size, &p);
+		if (vcam_probe_negotiate(prof, &p, &s->probe))
+			return -EPIPE;
+		return r->size;
+	case UVC_GET_CUR:
+		p = s->probe;
+		break;
+	case UVC_GET_MIN:
+		vcam_probe_min(prof, &s->probe, &p);
+		break;
+	case UVC_GET_MAX:
+		vcam_probe_max(prof, &s->probe, &p);
+		break;
+	case UVC_GET_DEF:
+		vcam_probe_default(prof, &p);
+		break;
+	default:
+		return -EPIPE;
+	}
+	uvc_probe_encode(&p, data, r->size);
+	return r->size;
+}
+
 /* What the camera answers to r (SET_CUR: data holds the bytes sent). */
 static int camera_request(struct side *s, const struct ctrls_request *r, uint8_t *data)
 {
-	enum vcam_entity ve = vcam_entity_of(camera, r->entity);
+	enum vcam_entity ve = r->streaming ? VCAM_ENTITY_CAMERA : vcam_entity_of(camera, r->entity);
 	s->requests++;
 	trace(s, "%02x/%u/%u/%u", r->query, r->entity, r->selector, r->size);
 	if (r->query == UVC_SET_CUR)
@@ -64,6 +98,8 @@ static int camera_request(struct side *s, const struct ctrls_request *r, uint8_t
 		s->inject = 0;
 		return err;
 	}
+	if (r->streaming)
+		return probe_request(s, r, data);
 	int len = vcam_controls_request(s->vc, ve, r->query, r->selector, data, r->size);
 	if (len < 0)
 		return vcam_errno(vcam_controls_error(s->vc));
@@ -98,12 +134,22 @@ static void log_status(void *dev)
 	node_log_status(&s->node, collect_line, s);
 }
 
+/* The synchronous node's probe: the same negotiation, each request
+ * answered at once. */
+static int sync_vs_request(void *dev, uint8_t query, uint8_t selector, uint8_t *data,
+			   uint16_t len)
+{
+	struct ctrls_request r = { .query = query, .selector = selector, .size = len,
+				   .streaming = true };
+	return camera_request(dev, &r, data);
+}
+
 static int probe(void *dev, const struct uvc_probe *want, struct uvc_probe *got)
 {
-	(void)dev;
-	*got = *want;
-	got->max_video_frame_size = 640 * 480 * 2;
-	return 0;
+	struct uvc_probe_notes notes;
+	int err = uvc_probe_negotiate(&camera->streams[0], camera->bcd_uvc, sync_vs_request, dev,
+				      want, got, &notes);
+	return err && err != -ENODEV ? -EIO : err;
 }
 
 static int stream_on(void *dev, const struct uvc_probe *p)
@@ -494,6 +540,82 @@ START_TEST(errors_as_sync)
 }
 END_TEST
 
+/* TRY_FMT, S_FMT and S_PARM negotiate with the camera through the call:
+ * the same requests and answers as the synchronous node, one round per
+ * request; a refused probe answers EIO on both. */
+START_TEST(probe_async_as_sync)
+{
+	struct node_file fs, fa;
+	node_open(&s_sync.node, &fs);
+	node_open(&s_async.node, &fa);
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_MJPEG;
+	f.fmt.pix.width = 1280;
+	f.fmt.pix.height = 720;
+	ck_assert_int_eq(both(&fs, &fa, VIDIOC_TRY_FMT, &f, sizeof(f)), 0);
+	ck_assert_uint_eq(f.fmt.pix.width, 1280);
+	ck_assert_int_eq(both(&fs, &fa, VIDIOC_S_FMT, &f, sizeof(f)), 0);
+	ck_assert_uint_eq(f.fmt.pix.pixelformat, V4L2_PIX_FMT_MJPEG);
+	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	/* SET_CUR, GET_MIN, GET_MAX, SET_CUR, GET_CUR */
+	struct v4l2_format g = f;
+	unsigned rounds;
+	ck_assert_int_eq(run(&s_async, &fa, VIDIOC_TRY_FMT, &g, &rounds), 0);
+	ck_assert_uint_eq(rounds, 5);
+	g = f;
+	ck_assert_int_eq(run(&s_sync, &fs, VIDIOC_TRY_FMT, &g, NULL), 0);
+	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 15 };
+	ck_assert_int_eq(both(&fs, &fa, VIDIOC_S_PARM, &parm, sizeof(parm)), 0);
+	ck_assert_uint_eq(parm.parm.capture.timeperframe.denominator, 15);
+	s_sync.inject = -EPIPE;
+	s_async.inject = -EPIPE;
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	ck_assert_int_eq(both(&fs, &fa, VIDIOC_S_FMT, &f, sizeof(f)), -EIO);
+	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	ck_assert_str_eq(s_async.trace, s_sync.trace);
+	node_release(&s_sync.node, &fs);
+	node_release(&s_async.node, &fa);
+}
+END_TEST
+
+/* While an S_FMT waits for the camera, another file's G_FMT answers at
+ * once with the format as it was, and its REQBUFS then makes the
+ * S_FMT answer EBUSY when it is made again (it checks afresh). */
+START_TEST(probe_waiting_leaves_others_alone)
+{
+	struct node_file a, b;
+	node_open(&s_async.node, &a);
+	node_open(&s_async.node, &b);
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_MJPEG;
+	f.fmt.pix.width = 1280;
+	f.fmt.pix.height = 720;
+	struct v4l2_format orig = f;
+	ck_assert_int_eq(node_ioctl(&s_async.node, &a, VIDIOC_S_FMT, &f, NULL, 0, true, NULL, NULL),
+			 NODE_CAMERA);
+	const struct node_camera_req *need = node_camera_need(&s_async.node);
+	ck_assert(need->ctrl.streaming);
+	ck_assert_uint_eq(need->ctrl.query, UVC_SET_CUR);
+	ck_assert_uint_eq(need->ctrl.selector, UVC_VS_PROBE_CONTROL);
+	answer_need(&s_async);
+	struct v4l2_format g = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	ck_assert_int_eq(node_ioctl(&s_async.node, &b, VIDIOC_G_FMT, &g, NULL, 0, true, NULL, NULL),
+			 0);
+	ck_assert_uint_eq(g.fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV);
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(node_ioctl(&s_async.node, &b, VIDIOC_REQBUFS, &rb, NULL, 0, true, NULL,
+				    NULL),
+			 0);
+	f = orig;
+	ck_assert_int_eq(run(&s_async, &a, VIDIOC_S_FMT, &f, NULL), -EBUSY);
+	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_YUYV);
+	node_release(&s_async.node, &a);
+	node_release(&s_async.node, &b);
+}
+END_TEST
+
 /* A call given up while it waits (its file closed, the device going):
  * the node is as before the call, the next call starts afresh, and
  * nothing leaks (ASan). Another file may close meanwhile. */
@@ -560,6 +682,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, async_answers_as_sync);
 	tcase_add_test(tc, errors_as_sync);
 	tcase_add_test(tc, call_abandoned_while_waiting);
+	tcase_add_test(tc, probe_async_as_sync);
+	tcase_add_test(tc, probe_waiting_leaves_others_alone);
 	suite_add_tcase(s, tc);
 	return s;
 }

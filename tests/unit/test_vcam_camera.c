@@ -73,7 +73,7 @@ static int32_t reply_status(const struct reply *r)
 	return (int32_t)be32(r->header + 20);
 }
 
-static unsigned ctrl_delay_ms;
+static unsigned ctrl_delay_ms, stream_delay_ms;
 static bool ctrl_hang;
 static unsigned request_faults;
 
@@ -87,6 +87,7 @@ static struct vcam_camera *camera(const char *profile)
 		.frames = fake_frames,
 		.ctrl_delay_ms = ctrl_delay_ms,
 		.ctrl_hang = ctrl_hang,
+		.stream_delay_ms = stream_delay_ms,
 		.request_faults = request_faults,
 	};
 	n_replies = 0;
@@ -138,6 +139,39 @@ static void submit_control(struct vcam_camera *cam, uint32_t seqnum, uint8_t typ
 	uint8_t out[64] = { 0 };
 	ck_assert_int_eq(vcam_camera_command(cam, &h, out, NULL, fake_now), 0);
 }
+
+/* --stream-delay-ms: SET_CUR of the probe is answered that late (here a
+ * STALL: the proposal names no format), GET_CUR of it behind it. */
+START_TEST(slow_probe_answers_late_in_order)
+{
+	const uint8_t in = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE;
+	const uint8_t out = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE;
+	stream_delay_ms = 2000;
+	struct vcam_camera *cam = camera("default");
+	size_t size = uvc_probe_size(vcam_profile_find("default")->bcd_uvc);
+	submit_control(cam, 7200, in, UVC_GET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING,
+		       (uint16_t)size);
+	ck_assert_uint_eq(n_replies, 1); /* reading is not slow */
+	n_replies = 0;
+	submit_control(cam, 7201, out, UVC_SET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING,
+		       (uint16_t)size);
+	submit_control(cam, 7202, in, UVC_GET_CUR, UVC_VS_PROBE_CONTROL << 8, VCAM_IF_STREAMING,
+		       (uint16_t)size);
+	ck_assert_uint_eq(n_replies, 0);
+	fake_now += 1999000000ull;
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+	ck_assert_uint_eq(n_replies, 0);
+	fake_now += 1000000ull;
+	ck_assert_int_eq(vcam_camera_run(cam, fake_now), 0);
+	ck_assert_uint_eq(n_replies, 2);
+	ck_assert_uint_eq(be32(replies[0].header + 4), 7201);
+	ck_assert_int_eq(reply_status(&replies[0]), -EPIPE);
+	ck_assert_uint_eq(be32(replies[1].header + 4), 7202);
+	ck_assert_int_eq(reply_status(&replies[1]), 0);
+	release(cam);
+	stream_delay_ms = 0;
+}
+END_TEST
 
 /* --ctrl-delay-ms: GET_CUR of a unit control is answered that late, the
  * requests after it behind it, in order; GET_INFO alone would be at once.
@@ -471,6 +505,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, enumerates_like_a_usb_device);
 	tcase_add_test(tc, slow_controls_answer_late_in_order);
+	tcase_add_test(tc, slow_probe_answers_late_in_order);
 	tcase_add_test(tc, probe_commit_and_stalls);
 	tcase_add_test(tc, request_faults_fail_their_requests);
 	tcase_add_test(tc, status_garbage_every_tick);

@@ -768,16 +768,17 @@ static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, cons
 	if (cam->faults_armed && cam->cfg.request_faults)
 		return faulty_class_request(cam, h, &r, out, now_ns);
 	/* a slow camera: the values of its units take long (not GET_INFO,
-	 * ranges, the error code, probe and commit) */
+	 * ranges, the error code), and so may setting probe and commit */
 	if ((cam->cfg.ctrl_delay_ms || cam->cfg.ctrl_hang) && (r.wIndex & 0xff) == VCAM_IF_CONTROL &&
-	    (r.wIndex >> 8) != 0 && (r.bRequest == UVC_GET_CUR || r.bRequest == UVC_SET_CUR)) {
+	    (r.wIndex >> 8) != 0 && (r.bRequest == UVC_GET_CUR || r.bRequest == UVC_SET_CUR))
 		cam->hold_until = cam->cfg.ctrl_hang ? UINT64_MAX :
 						       now_ns + (uint64_t)cam->cfg.ctrl_delay_ms * 1000000u;
-		int err = endpoint0_class(cam, h, &r, out, now_ns);
-		cam->hold_until = 0;
-		return err;
-	}
-	return endpoint0_class(cam, h, &r, out, now_ns);
+	else if (cam->cfg.stream_delay_ms && (r.wIndex & 0xff) == VCAM_IF_STREAMING &&
+		 r.bRequest == UVC_SET_CUR)
+		cam->hold_until = now_ns + (uint64_t)cam->cfg.stream_delay_ms * 1000000u;
+	int err = endpoint0_class(cam, h, &r, out, now_ns);
+	cam->hold_until = 0;
+	return err;
 }
 
 static int endpoint0_class(struct vcam_camera *cam, const struct usbip_header *h,

@@ -45,6 +45,9 @@ struct vcam_camera_config {
 	 * endpoint 0 answers the requests after them in order, behind them. */
 	unsigned ctrl_delay_ms;
 	bool ctrl_hang;
+	/* SET_CUR of probe and commit is answered this late (ms), holding
+	 * endpoint 0's later answers behind it as well */
+	unsigned stream_delay_ms;
 	/* enum vcam_request_fault: armed from the start, switched off and on
 	 * by vcam_camera_arm_request_faults() */
 	unsigned request_faults;

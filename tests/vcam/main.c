@@ -222,6 +222,7 @@ static void usage(FILE *f)
 		"      --fault-every N    which frames --payload-fault hits (default 5)\n"
 		"      --ctrl-delay-ms N  answer GET_CUR/SET_CUR of unit controls N ms late\n"
 		"      --ctrl-hang        never answer them (the host's timeout fires)\n"
+		"      --stream-delay-ms N  answer SET_CUR of probe and commit N ms late\n"
 		"      --request-fault F[,F...]  faulty answers on endpoint 0 and the status\n"
 		"                         endpoint: ctrl-stall (unit GET_CUR and SET_CUR),\n"
 		"                         ctrl-short (unit GET_CUR), errcode-stall (the error code read),\n"
@@ -385,6 +386,7 @@ int main(int argc, char **argv)
 		{ "payload-fault", required_argument, NULL, 'F' },
 		{ "fault-every", required_argument, NULL, 'N' },
 		{ "ctrl-hang", no_argument, NULL, 'Z' },
+		{ "stream-delay-ms", required_argument, NULL, 'W' },
 		{ "request-fault", required_argument, NULL, 'R' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "list-profiles", no_argument, NULL, 'l' },
@@ -420,6 +422,10 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			if (parse_count("ctrl-delay-ms", optarg, &cfg.ctrl_delay_ms))
+				return 2;
+			break;
+		case 'W':
+			if (parse_count("stream-delay-ms", optarg, &cfg.stream_delay_ms))
 				return 2;
 			break;
 		case 'Z':
