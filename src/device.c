@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -129,6 +131,16 @@ struct device {
 	 * meanwhile (STREAMON waits for it, as uvcvideo's does) */
 	struct usb_ctrl_req *committing;
 	struct uvc_probe commit_probe;
+	/* Unplugged with linger > 0: the node stays (detached) until the
+	 * camera comes back, or linger seconds with no file open. */
+	unsigned linger;
+	bool detached;
+	struct timespec detached_at;
+	int linger_fd;           /* timerfd, armed while detached with no file open */
+	bool linger_armed;
+	/* Sequence numbers go on across a replug, jumping by the frames the
+	 * camera would have sent meanwhile: the assembler's count plus this. */
+	uint64_t seq_offset, next_sequence;
 	/* VIDIOC_LOG_STATUS lines of the current run, written once it answers */
 	char *status_text;
 	size_t status_len, status_cap;
@@ -291,6 +303,14 @@ static void submit_held(struct device *dev)
  * buffer receives its conversion. While the app has none queued the frame
  * waits in its native buffer (uvcvideo would drop it); when too many wait,
  * the oldest is lost, its sequence number skipped. */
+/* The V4L2 sequence number of a frame of the assembler. */
+static uint64_t frame_sequence(struct device *dev, const struct uvc_frame_event *ev)
+{
+	uint64_t seq = ev->sequence + dev->seq_offset;
+	dev->next_sequence = seq + 1;
+	return seq;
+}
+
 static void on_native_frame(struct device *dev, const struct uvc_frame_event *ev)
 {
 	uint8_t *native = dev->given_native;
@@ -310,7 +330,7 @@ static void on_native_frame(struct device *dev, const struct uvc_frame_event *ev
 		dev->held[dev->n_held++] = (struct held_frame){
 			.native = native,
 			.len = ev->bytesused,
-			.meta = { .sequence = (uint32_t)ev->sequence,
+			.meta = { .sequence = (uint32_t)frame_sequence(dev, ev),
 				  .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
 				  .timestamp = frame_time() },
 		};
@@ -375,25 +395,59 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 		if (ev->error)
 			dev->frames_error++;
 		vq_done(&dev->node.queue, b, (uint32_t)ev->bytesused,
-			ev->error ? V4L2_BUF_FLAG_ERROR : 0, (int64_t)(uint32_t)ev->sequence, &tv);
+			ev->error ? V4L2_BUF_FLAG_ERROR : 0, (int64_t)(uint32_t)frame_sequence(dev, ev),
+			&tv);
 	}
 	give_buffer(dev);
 	wake_all(dev);
 }
 
-/* The camera is gone: as uvcvideo removes its node, the daemon leaves, and
- * systemd/udev start it again when the camera comes back. */
+static void stop_frames(struct device *dev);
+static void answer_streamons(struct device *dev, int err);
+static void linger_update(struct device *dev);
+
+/* The camera is gone. With linger 0, as uvcvideo removes its node, the
+ * daemon leaves (systemd/udev start it again when the camera comes back).
+ * Otherwise the node stays: streaming files get no frames (DQBUF waits),
+ * requests to the camera answer ENODEV, and the stream resumes when the
+ * camera comes back (on_arrival). */
 static void camera_unplugged(struct device *dev)
 {
-	if (!dev->unplugged)
-		log_info("camera unplugged: removing /dev/%s", dev->name);
-	dev->unplugged = true;
-	loop_quit(dev->loop, 0);
+	if (!dev->linger) {
+		if (!dev->unplugged)
+			log_info("camera unplugged: removing /dev/%s", dev->name);
+		dev->unplugged = true;
+		loop_quit(dev->loop, 0);
+		return;
+	}
+	if (dev->detached)
+		return;
+	dev->detached = true;
+	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
+	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
+	if (dev->committing) {
+		usb_ctrl_cancel(dev->committing);
+		dev->committing = NULL;
+		answer_streamons(dev, 0); /* the stream starts when the camera is back */
+	}
+	usb_stream_stop(dev->cam);
+	if (dev->status_running)
+		usb_status_stop(dev->cam);
+	dev->status_running = false;
+	stop_frames(dev);
+	node_source_change(&dev->node);
+	wake_all(dev);
+	linger_update(dev);
+	changed(dev);
 }
 
 static void on_stream_error(void *opaque, int err)
 {
 	struct device *dev = opaque;
+	if (err == -ENODEV && dev->linger) {
+		camera_unplugged(dev); /* no error: the stream goes on after a replug */
+		return;
+	}
 	dev->stream_failed = true;
 	vq_set_error(&dev->node.queue);
 	wake_all(dev);
@@ -459,6 +513,11 @@ static void stop_frames(struct device *dev)
 static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 {
 	struct device *dev = opaque;
+	/* a new stream counts from 0 (a resumed one: on_camera_arrived) */
+	dev->seq_offset = 0;
+	dev->next_sequence = 0;
+	if (dev->detached)
+		return 0; /* the stream starts when the camera comes back */
 	const struct uvc_format *format = dev->node.format;
 	uvc_assembler_reset(&dev->assembler);
 	dev->assembler.drop_errors = true; /* as uvcvideo without nodrop */
@@ -520,6 +579,10 @@ static void on_committed(void *opaque, int result, const uint8_t *answer)
 		err = usb_stream_start(dev->cam, 0, probe, &dev->assembler, on_stream_error, dev);
 		if (err)
 			log_error("cannot start the stream: %s", strerror(-err));
+	}
+	if (err == -ENODEV && dev->linger) {
+		camera_unplugged(dev); /* answers the STREAMONs: on after a replug */
+		return;
 	}
 	if (err == -ENODEV) {
 		camera_unplugged(dev);
@@ -1092,6 +1155,7 @@ static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	dev->files = df;
 	dev->n_files++;
 	*data = df;
+	linger_update(dev);
 	changed(dev);
 	return 0;
 }
@@ -1109,6 +1173,7 @@ static void release_finish(struct device *dev, struct dev_file *df)
 	}
 	dev->n_files--;
 	free(df);
+	linger_update(dev);
 	/* a released queue may let another file's read() start */
 	wake_all(dev);
 	changed(dev);
@@ -1379,6 +1444,97 @@ static void startup_controls(struct device *dev, struct ctrls *c)
 	log_debug("%u UVC controls, %u V4L2 controls", c->n_uvc, c->n_maps);
 }
 
+/* --- unplug and replug: the node outlives the camera --------------------- */
+
+/* The linger timer runs while the camera is away and no file is open. */
+static void linger_update(struct device *dev)
+{
+	bool arm = dev->detached && dev->n_files == 0;
+	if (dev->linger_fd < 0 || arm == dev->linger_armed)
+		return;
+	struct itimerspec its = { .it_value = { .tv_sec = arm ? dev->linger : 0 } };
+	if (timerfd_settime(dev->linger_fd, 0, &its, NULL) < 0) {
+		log_warn("linger timer: %s", strerror(errno));
+		return;
+	}
+	dev->linger_armed = arm;
+	if (arm)
+		log_info("no file open: /dev/%s goes in %u s unless the camera comes back", dev->name,
+			 dev->linger);
+}
+
+static void on_linger(void *data, uint32_t events)
+{
+	struct device *dev = data;
+	(void)events;
+	uint64_t n;
+	if (read(dev->linger_fd, &n, sizeof(n)) < 0)
+		return;
+	log_info("camera not back after %u s with no file open: removing /dev/%s", dev->linger,
+		 dev->name);
+	dev->unplugged = true;
+	loop_quit(dev->loop, 0);
+}
+
+static void on_camera_left(void *data)
+{
+	struct device *dev = data;
+	if (usb_camera_gone(dev->cam))
+		camera_unplugged(dev);
+}
+
+/* The camera's controls as apps left them, sent again: the remembered
+ * ones through the settings store, synchronously (no app request runs
+ * meanwhile: every one met the camera's absence at once). */
+static void restore_after_replug(struct device *dev)
+{
+	if (!dev->settings || dev->calls)
+		return;
+	dev->node.async = false;
+	settings_store_restore(dev->settings);
+	dev->node.async = true;
+}
+
+static void on_camera_arrived(void *data)
+{
+	struct device *dev = data;
+	if (!dev->detached)
+		return;
+	char err[256];
+	int r = usb_camera_reattach(dev->cam, err, sizeof(err));
+	if (r == -ENODEV)
+		return; /* another device of the same model */
+	if (r) {
+		log_warn("a camera arrived but is not taken: %s", err);
+		return;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double away = (double)(now.tv_sec - dev->detached_at.tv_sec) +
+		      (double)(now.tv_nsec - dev->detached_at.tv_nsec) / 1e9;
+	dev->detached = false;
+	linger_update(dev);
+	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
+	restore_after_replug(dev);
+	status_start(dev);
+	if (dev->node.queue.streaming) {
+		/* the frames the camera would have sent meanwhile are a gap in
+		 * the sequence numbers */
+		uint32_t interval = dev->node.probe.interval ? dev->node.probe.interval : 333333;
+		uint64_t offset = dev->next_sequence + (uint64_t)(away * 1e7 / interval);
+		int err2 = op_stream_on(dev, &dev->node.probe);
+		dev->seq_offset = offset;
+		dev->next_sequence = offset;
+		if (err2) {
+			log_error("cannot resume the stream: %s", strerror(-err2));
+			vq_set_error(&dev->node.queue);
+		}
+	}
+	node_source_change(&dev->node);
+	wake_all(dev);
+	changed(dev);
+}
+
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
 	       struct device **out)
 {
@@ -1386,6 +1542,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	if (!dev)
 		return -ENOMEM;
 	dev->loop = loop;
+	dev->linger_fd = -1;
 	dev->on_change = cfg->on_change;
 	dev->change_data = cfg->change_data;
 	char err[256] = "";
@@ -1469,6 +1626,18 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	if (dev->kmsg < 0)
 		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
 	status_start(dev);
+	dev->linger = cfg->linger;
+	if (dev->linger) {
+		dev->linger_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (dev->linger_fd < 0 || loop_add(loop, dev->linger_fd, EPOLLIN, on_linger, dev) < 0)
+			log_warn("linger timer: %s: the node stays while the camera is away",
+				 strerror(errno));
+	}
+	/* the daemon hears of an unplug and of the camera coming back from
+	 * udev through libusb (without udevd, unplugs still show in requests) */
+	res = usb_ctx_watch(usb, id->vid, id->pid, on_camera_arrived, on_camera_left, dev);
+	if (res)
+		log_debug("no USB hotplug events (%s)", strerror(-res));
 	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,
 		 id->bus_info, cfg->name);
 	*out = dev;
@@ -1487,6 +1656,10 @@ void device_free(struct device *dev)
 	if (!dev)
 		return;
 	usb_status_stop(dev->cam); /* its callbacks use dev */
+	if (dev->linger_fd >= 0) {
+		loop_remove(dev->loop, dev->linger_fd);
+		close(dev->linger_fd);
+	}
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->bufshare);
 	if (dev->kmsg >= 0)

@@ -32,7 +32,8 @@
 
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
-       OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT, OPT_CONVERT_THREADS };
+       OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT, OPT_CONVERT_THREADS,
+       OPT_LINGER };
 
 static void usage(FILE *out)
 {
@@ -68,6 +69,11 @@ static void usage(FILE *out)
 		"      --no-convert         offer only the camera's own formats, as uvcvideo\n"
 		"      --convert-threads N  threads that convert frames (default: one per\n"
 		"                           core)\n"
+		"Unplug:\n"
+		"      --linger S           keep the node when the camera is unplugged: apps\n"
+		"                           wait, and streams resume when it comes back; the\n"
+		"                           node goes after S seconds with no file open\n"
+		"                           (default 0: it goes at once, as uvcvideo's)\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
 		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
@@ -327,6 +333,7 @@ int main(int argc, char **argv)
 		{ "convert", no_argument, NULL, OPT_CONVERT },
 		{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },
 		{ "convert-threads", required_argument, NULL, OPT_CONVERT_THREADS },
+		{ "linger", required_argument, NULL, OPT_LINGER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -334,6 +341,7 @@ int main(int argc, char **argv)
 	struct device_config cfg = { 0 };
 	int cli_convert = -1; /* --convert / --no-convert win over the files */
 	int cli_convert_threads = -1;
+	long cli_linger = -1;
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
@@ -441,6 +449,17 @@ int main(int argc, char **argv)
 			cli_convert_threads = (int)n;
 			break;
 		}
+		case OPT_LINGER: {
+			char *end;
+			errno = 0;
+			cli_linger = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || cli_linger < 0 || cli_linger > 86400) {
+				fprintf(stderr, "uvcuse: --linger wants 0 to 86400 seconds, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -521,7 +540,9 @@ int main(int argc, char **argv)
 		cfg.convert_threads = (unsigned)values.convert_threads;
 	if (values.exclusive >= 0)
 		cfg.exclusive = values.exclusive;
-	if (values.linger >= 0)
+	if (cli_linger >= 0)
+		cfg.linger = (unsigned)cli_linger;
+	else if (values.linger >= 0)
 		cfg.linger = (unsigned)values.linger;
 
 	/* absolute: a detached daemon works from / */

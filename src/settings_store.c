@@ -352,6 +352,18 @@ static void restore(struct settings_store *st)
 		 ok ? ": " : "", done);
 }
 
+void settings_store_restore(struct settings_store *st)
+{
+	if (!st || !st->saved.n)
+		return;
+	/* a file of its own for the while, as at start-up; no app can hold
+	 * the controls back by priority from the daemon's own restore */
+	node_open(st->node, &st->file);
+	st->file.daemon = true;
+	restore(st);
+	node_release(st->node, &st->file);
+}
+
 static void reset(struct settings_store *st)
 {
 	const struct ctrls *c = &st->node->ctrls;
@@ -542,6 +554,7 @@ int settings_store_open(struct loop *loop, struct node *n, const struct settings
 	}
 
 	node_open(n, &st->file);
+	st->file.daemon = true;
 	if (cfg->reset) {
 		reset(st);
 	} else {

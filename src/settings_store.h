@@ -56,6 +56,10 @@ int settings_store_open(struct loop *loop, struct node *n, const struct settings
  * st: nothing. */
 void settings_store_note(struct settings_store *st, unsigned int cmd, const void *arg,
 			 const void *extra);
+/* Sends the remembered values to the camera again (a camera that was
+ * unplugged and came back), through the node, which must answer
+ * synchronously meanwhile (n->async false). NULL st: nothing. */
+void settings_store_restore(struct settings_store *st);
 /* Writes the file now if a change waits. */
 void settings_store_flush(struct settings_store *st);
 /* Flushes and frees. NULL is fine. */

@@ -96,6 +96,16 @@ static void on_eventfd(void *data, uint32_t events)
 	uint64_t n;
 	if (read(ctx->eventfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		log_warn("eventfd read: %s", strerror(errno));
+	if (ctx->left) {
+		ctx->left = false;
+		if (ctx->on_left)
+			ctx->on_left(ctx->hotplug_data);
+	}
+	if (ctx->arrived) {
+		ctx->arrived = false;
+		if (ctx->on_arrival)
+			ctx->on_arrival(ctx->hotplug_data);
+	}
 	/* A camera's deferred work may close another camera (the owner reacting
 	 * to an error): restart the walk after each one that had work. */
 	bool again = true;
@@ -211,10 +221,53 @@ fail:
 	return r;
 }
 
+/* Inside libusb's event handling: only noted, the loop tells the owner. */
+static int on_hotplug(libusb_context *lusb, libusb_device *dev, libusb_hotplug_event event,
+		      void *data)
+{
+	struct usb_ctx *ctx = data;
+	(void)lusb;
+	if (event == LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED) {
+		ctx->arrived = true;
+		usb_ctx_wake(ctx);
+		return 0;
+	}
+	for (struct usb_camera *c = ctx->cameras; c; c = c->next) {
+		if (c->handle && !c->gone && libusb_get_device(c->handle) == dev) {
+			c->gone = true;
+			ctx->left = true;
+			usb_ctx_wake(ctx);
+		}
+	}
+	return 0; /* keep watching */
+}
+
+int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_cb on_arrival,
+		  usb_hotplug_cb on_left, void *data)
+{
+	if (!ctx->loop || ctx->hotplug_registered)
+		return -EINVAL;
+	if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG))
+		return -ENOTSUP;
+	ctx->on_arrival = on_arrival;
+	ctx->on_left = on_left;
+	ctx->hotplug_data = data;
+	int r = libusb_hotplug_register_callback(
+		ctx->lusb, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT,
+		LIBUSB_HOTPLUG_NO_FLAGS, vid, pid, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, ctx,
+		&ctx->hotplug);
+	if (r < 0)
+		return usb_errno(r);
+	ctx->hotplug_registered = true;
+	return 0;
+}
+
 void usb_ctx_free(struct usb_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	if (ctx->hotplug_registered)
+		libusb_hotplug_deregister_callback(ctx->lusb, ctx->hotplug);
 	if (ctx->cameras)
 		log_warn("context freed with cameras still open");
 	if (ctx->loop) {

@@ -403,7 +403,8 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	}
 	struct uvc_parse_status st = { { 0 }, { 0 }, 0 };
 	r = uvc_parse_function(desc, len, control_interface, &cam->model, &st);
-	free(desc);
+	cam->config = desc;
+	cam->config_len = len;
 	if (r < 0) {
 		snprintf(err, errlen, "%s: not a usable UVC camera: %s", id->port_path,
 			 st.error[0] ? st.error : strerror(-r));
@@ -425,6 +426,7 @@ fail:
 	release_all(cam);
 	libusb_close(cam->handle);
 	uvc_camera_free(cam->model);
+	free(cam->config);
 	free(cam);
 	return r;
 }
@@ -480,9 +482,106 @@ void usb_camera_close(struct usb_camera *cam)
 	usb_ctrl_stop(cam);
 	usb_ctx_remove_camera(cam->ctx, cam);
 	release_all(cam);
-	libusb_close(cam->handle);
+	if (cam->handle)
+		libusb_close(cam->handle);
 	uvc_camera_free(cam->model);
+	free(cam->config);
 	free(cam);
+}
+
+bool usb_camera_gone(const struct usb_camera *cam)
+{
+	return cam->gone;
+}
+
+/* The device in list that is cam come back, or NULL. */
+static libusb_device *find_again(struct usb_camera *cam, libusb_device **list, ssize_t n)
+{
+	for (ssize_t i = 0; i < n; i++) {
+		struct usb_camera_id id;
+		if (build_id(list[i], &id) < 0 || id.vid != cam->id.vid || id.pid != cam->id.pid)
+			continue;
+		if (!cam->id.serial[0]) {
+			if (strcmp(id.port_path, cam->id.port_path) == 0)
+				return list[i];
+			continue;
+		}
+		if (!id.serial[0]) {
+			libusb_device_handle *h;
+			if (libusb_open(list[i], &h) == 0) {
+				fill_strings(h, &id);
+				libusb_close(h);
+			}
+		}
+		if (strcmp(id.serial, cam->id.serial) == 0)
+			return list[i];
+	}
+	return NULL;
+}
+
+int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "not there");
+	if (!cam->gone)
+		return 0;
+	libusb_device **list;
+	ssize_t n = libusb_get_device_list(cam->ctx->lusb, &list);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot list USB devices: %s", libusb_strerror((int)n));
+		return usb_errno((int)n);
+	}
+	libusb_device *dev = find_again(cam, list, n);
+	int r = -ENODEV;
+	libusb_device_handle *h = NULL;
+	uint8_t *desc = NULL;
+	size_t len = 0;
+	if (!dev)
+		goto out;
+	r = libusb_open(dev, &h);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot open: %s", libusb_strerror(r));
+		r = usb_errno(r);
+		goto out;
+	}
+	r = device_config(h, &desc, &len);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot read the configuration descriptor: %s", strerror(-r));
+		goto out;
+	}
+	if (len != cam->config_len || memcmp(desc, cam->config, len) != 0) {
+		snprintf(err, errlen, "its descriptors differ from the camera's that was unplugged");
+		r = -ESTALE;
+		goto out;
+	}
+	/* the old handle's interfaces go with it; the new one claims them */
+	release_all(cam);
+	libusb_close(cam->handle);
+	cam->handle = h;
+	h = NULL;
+	cam->gone = false;
+	struct usb_camera_id id;
+	if (build_id(dev, &id) == 0) { /* the address changed; the port may have */
+		cam->id.bus = id.bus;
+		cam->id.address = id.address;
+		memcpy(cam->id.port_path, id.port_path, sizeof(id.port_path));
+		memcpy(cam->id.bus_info, id.bus_info, sizeof(id.bus_info));
+	}
+	r = claim(cam, cam->model->control_interface, err, errlen);
+	for (unsigned i = 0; r == 0 && i < cam->model->n_streams; i++)
+		r = claim(cam, cam->model->streams[i].interface, err, errlen);
+	if (r < 0) {
+		release_all(cam);
+		cam->gone = true; /* the next arrival tries again */
+		goto out;
+	}
+	cam->ctrlq.stopping = false;
+	cam->short_answer_warned = false;
+out:
+	if (h)
+		libusb_close(h);
+	free(desc);
+	libusb_free_device_list(list, 1);
+	return r;
 }
 
 const struct usb_camera_id *usb_camera_id(const struct usb_camera *cam)

@@ -24,6 +24,11 @@ struct usb_ctx {
 	int eventfd;                /* wakes the loop for deferred stream work */
 	struct usb_camera *cameras; /* open ones, for the deferred work */
 	unsigned in_callback;       /* inside a stream transfer callback */
+	/* hotplug: a watched device arrived, its owner hears it from the loop */
+	libusb_hotplug_callback_handle hotplug;
+	bool hotplug_registered, arrived, left;
+	usb_hotplug_cb on_arrival, on_left;
+	void *hotplug_data;
 };
 
 struct usb_stream {
@@ -91,6 +96,10 @@ struct usb_camera {
 	libusb_device_handle *handle;
 	struct usb_camera_id id;
 	struct uvc_camera *model;
+	/* the configuration descriptor the model was parsed from: a camera
+	 * that comes back must bring the same bytes to be taken again */
+	uint8_t *config;
+	size_t config_len;
 	/* interfaces claimed: [0] VideoControl, then the streams' */
 	unsigned n_claimed;
 	uint8_t claimed[1 + 16];

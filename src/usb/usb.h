@@ -83,6 +83,27 @@ int usb_camera_open(struct usb_ctx *ctx, const struct usb_match *match,
 /* Stops streaming, releases the interfaces, gives the kernel driver back. */
 void usb_camera_close(struct usb_camera *cam);
 
+/* Whether the camera was unplugged (a request or transfer met
+ * LIBUSB_ERROR_NO_DEVICE). */
+bool usb_camera_gone(const struct usb_camera *cam);
+/* Takes back a camera that was unplugged and came back: the device of the
+ * same VID:PID and serial (or, without a serial, in the same port) whose
+ * configuration descriptor is byte for byte the one it had. Its stream,
+ * status endpoint and requests must be stopped (they are: usb_stream_stop,
+ * usb_status_stop). 0: the camera is served again (no stream, no status
+ * transfer); -ENODEV: not there (yet); -ESTALE: a different camera is
+ * there (message in err); other -errno as usb_camera_open. */
+int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen);
+
+/* Hotplug (libusb's, from udev's events): on_arrival runs from the loop
+ * (outside libusb's event handling) after a device of vid:pid arrives,
+ * on_left after an open camera of this context left (usb_camera_gone() is
+ * then true). One watch per context. 0, or -ENOTSUP when this libusb has
+ * no hotplug events. */
+typedef void (*usb_hotplug_cb)(void *data);
+int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_cb on_arrival,
+		  usb_hotplug_cb on_left, void *data);
+
 const struct usb_camera_id *usb_camera_id(const struct usb_camera *cam);
 const struct uvc_camera *usb_camera_model(const struct usb_camera *cam);
 

@@ -33,7 +33,7 @@ static enum v4l2_priority prio_max(const struct node *n)
 
 static int prio_check(const struct node *n, const struct node_file *f)
 {
-	return f->prio < prio_max(n) ? -EBUSY : 0;
+	return f->prio < prio_max(n) && !f->daemon ? -EBUSY : 0;
 }
 
 static void prio_set(struct node *n, struct node_file *f, enum v4l2_priority p)
@@ -944,10 +944,21 @@ static int subscribe(struct node *n, struct node_file *f, const struct v4l2_even
 	int32_t val = 0;
 	int ret, k = -1;
 
-	if (sub->type != V4L2_EVENT_CTRL)
+	if (sub->type != V4L2_EVENT_CTRL && sub->type != V4L2_EVENT_SOURCE_CHANGE)
 		return -EINVAL;
 	if (sub_find(f, sub->type, sub->id))
 		return 0; /* already listening */
+	if (sub->type == V4L2_EVENT_SOURCE_CHANGE) {
+		/* v4l2_src_change_event_subscribe: any id, nothing initial */
+		if (f->n_subs == NODE_MAX_SUBS)
+			return -ENOMEM;
+		s = &f->subs[f->n_subs++];
+		memset(s, 0, sizeof(*s));
+		s->type = sub->type;
+		s->id = sub->id;
+		s->flags = sub->flags;
+		return 0;
+	}
 	bool is_class = ctrls_is_class(&n->ctrls, sub->id);
 	if (!is_class) {
 		k = ctrls_find(&n->ctrls, sub->id);
@@ -1247,6 +1258,17 @@ int node_status_event(struct node *n, uint8_t originator, uint8_t selector, cons
 		return err;
 	int ret = status_event(n, originator, selector, value, len);
 	return call_finish(n, ret);
+}
+
+void node_source_change(struct node *n)
+{
+	struct v4l2_event ev = { .type = V4L2_EVENT_SOURCE_CHANGE, .id = 0 };
+	ev.u.src_change.changes = V4L2_EVENT_SRC_CH_RESOLUTION;
+	for (struct node_file *f = n->files; f; f = f->next) {
+		struct node_sub *sub = sub_find(f, V4L2_EVENT_SOURCE_CHANGE, 0);
+		if (sub)
+			event_queue(n, f, sub, &ev);
+	}
 }
 
 void node_stream_failed(struct node *n)

@@ -92,6 +92,9 @@ struct node_sub {
 
 struct node_file {
 	enum v4l2_priority prio;
+	/* the daemon's own file (remembered controls sent to the camera):
+	 * no app's priority holds it back; set after node_open */
+	bool daemon;
 	bool in_read;         /* inside a read() call: its later chunks continue the frame */
 	struct node_file *next; /* the node's open files */
 	uint32_t sequence;    /* of the last event queued, as v4l2_fh */
@@ -170,6 +173,14 @@ void node_call_abandon(struct node *n);
  * buffers staying queued (vb2 when start_streaming fails); read()
  * emulation fails as a dead stream (read() EIO, poll() POLLERR). */
 void node_stream_failed(struct node *n);
+
+/* The camera went away or came back: V4L2_EVENT_SOURCE_CHANGE (changes
+ * V4L2_EVENT_SRC_CH_RESOLUTION, id 0: the only input) to every file that
+ * subscribed to it, as a capture driver tells of a lost or returned
+ * signal; pending ones merge. The node accepts that subscription (uvcvideo
+ * only takes V4L2_EVENT_CTRL): apps such as GStreamer's v4l2src restart
+ * their stream on it. */
+void node_source_change(struct node *n);
 
 void node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);

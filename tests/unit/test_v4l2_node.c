@@ -195,6 +195,12 @@ START_TEST(priority)
 					  .memory = V4L2_MEMORY_MMAP };
 	ck_assert_int_eq(ioctl_(&b, VIDIOC_REQBUFS, &rb), -EBUSY);
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_S_FMT, &fmt), 0);
+	/* the daemon's own file (remembered controls) is never held back */
+	struct node_file d;
+	node_open(&n, &d);
+	d.daemon = true;
+	ck_assert_int_eq(ioctl_(&d, VIDIOC_S_FMT, &fmt), 0);
+	node_release(&n, &d);
 	/* a's close gives the floor back */
 	node_release(&n, &a);
 	ck_assert_int_eq(ioctl_(&b, VIDIOC_G_PRIORITY, &p), 0);
@@ -679,6 +685,37 @@ START_TEST(stream_failed_later)
 	node_stream_failed(&n);
 	ck_assert_int_eq(node_read(&n, &b, 4096, true, false, &data, &len), -EIO);
 	ck_assert(node_poll(&n, &b, POLLIN) & POLLERR);
+	node_release(&n, &b);
+}
+END_TEST
+
+/* The camera gone or back: V4L2_EVENT_SOURCE_CHANGE to the files that
+ * subscribed to it (id 0), pending ones merged into one. */
+START_TEST(source_change_events)
+{
+	struct node_file a, b;
+	node_open(&n, &a);
+	node_open(&n, &b);
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_SOURCE_CHANGE };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	sub.id = 7; /* any id may be subscribed; the camera's input is 0 */
+	ck_assert_int_eq(ioctl_(&b, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	node_source_change(&n);
+	node_source_change(&n);
+	struct v4l2_event ev;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_DQEVENT, &ev), 0);
+	ck_assert_uint_eq(ev.type, V4L2_EVENT_SOURCE_CHANGE);
+	ck_assert_uint_eq(ev.id, 0);
+	ck_assert_uint_eq(ev.u.src_change.changes, V4L2_EVENT_SRC_CH_RESOLUTION);
+	ck_assert_uint_eq(ev.pending, 0);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_DQEVENT, &ev), -ENOENT);
+	ck_assert_int_eq(ioctl_(&b, VIDIOC_DQEVENT, &ev), -ENOENT);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_UNSUBSCRIBE_EVENT, &sub), 0); /* id 7: not a's */
+	sub.id = 0;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_UNSUBSCRIBE_EVENT, &sub), 0);
+	node_source_change(&n);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_DQEVENT, &ev), -ENOENT);
+	node_release(&n, &a);
 	node_release(&n, &b);
 }
 END_TEST
@@ -1472,6 +1509,7 @@ int main(void)
 	tcase_add_test(tc, streamoff_while_reading);
 	tcase_add_test(tc, streamon_failure_keeps_buffers);
 	tcase_add_test(tc, stream_failed_later);
+	tcase_add_test(tc, source_change_events);
 	tcase_add_test(tc, userptr_too_large_is_kept);
 	tcase_add_test(tc, userptr_lost_answer_stays_done);
 	suite_add_tcase(s, tc);

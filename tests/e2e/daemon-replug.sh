@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A node that outlives an unplug (issue 13, first part): uvcuse --linger.
+# The camera is unplugged (vcam SIGUSR1) during an MMAP capture through the
+# library and plugged back (SIGUSR2) 4 s later: the same v4l2-ctl process
+# gets all its frames, every one passes the checker, the V4L2 sequence
+# numbers jump by about the 4 s of frames the camera did not send, and a
+# brightness set before the unplug is in effect after it. A non-blocking
+# file meanwhile: V4L2_EVENT_SOURCE_CHANGE at the unplug and the replug, no
+# POLLIN and DQBUF EAGAIN while the camera is away (replug_client.py). The
+# same for a read() client. Then an unplug with no file open: the node goes after the
+# linger and the daemon exits 0. Runs under --systemd: libusb hears of
+# hotplug through udevd.
+# Usage (in the guest): daemon-replug.sh BUILD_DIR
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ -d /run/systemd/system ] || fail "needs tests/vm/run --systemd (udevd brings libusb its hotplug events)"
+load_modules vhci-hcd uvcvideo cuse
+SERIAL=REPLUG
+NODE=/dev/video10
+vcam_start "$SERIAL" --profile default
+video_node "$SERIAL" >/dev/null
+uvcuse_start "$SERIAL" video10 --linger 4 --state-dir "$WORK/state"
+VCAM=${VCAM_PIDS[-1]}
+v4l2-ctl -d "$NODE" -c brightness=40 || fail "brightness"
+
+# replug_during APP_PID: unplug 3 s into the app's stream, back 4 s later
+replug_during() {
+	sleep 3
+	kill -0 "$1" 2>/dev/null || fail "the app ended before the unplug"
+	kill -USR1 "$VCAM"
+	sleep 4
+	kill -0 "$1" 2>/dev/null || fail "the app ended while the camera was away"
+	kill -USR2 "$VCAM"
+	timeout 60 tail --pid="$1" -f /dev/null || fail "the app hung after the replug"
+	wait "$1" || fail "the app failed: $(tail -n 3 "$WORK/app.log")"
+}
+
+step "MMAP through the library: unplugged 3 s in, back 4 s later"
+"$UVCUSE_RUN" v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
+	--set-parm=30 --stream-mmap --stream-count=240 --stream-to="$WORK/mmap.yuyv" --verbose \
+	>"$WORK/app.log" 2>&1 &
+replug_during $!
+framecheck "$WORK/mmap.yuyv" YUYV 640x480 --min-frames 240 --expect-brightness 40 |
+	grep -E '^(frames|mean luma|verdict)'
+# the largest step between the V4L2 sequence numbers the app saw
+jump=$(tr '\r' '\n' <"$WORK/app.log" | grep -oE 'seq: *[0-9]+' | grep -oE '[0-9]+' |
+	awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m + 0 }')
+echo "largest jump of the sequence numbers: $jump (4 s at 30 fps: 120)"
+[ "$jump" -ge 90 ] && [ "$jump" -le 240 ] || fail "the sequence numbers jumped by $jump"
+grep -q "camera back after" "$WORK/uvcuse.log" || fail "no replug in the daemon's log"
+grep -q "restored 1 of 1 saved controls" "$WORK/uvcuse.log" || fail "brightness not sent again"
+
+step "a file that streams sees the camera go and come back"
+python3 "$(dirname "$0")/replug_client.py" "$NODE" "$VCAM" || fail "replug client"
+
+step "read(): the same"
+"$READCAP" "$NODE" 200 "$WORK/read.yuyv" >"$WORK/app.log" 2>&1 &
+replug_during $!
+framecheck "$WORK/read.yuyv" YUYV 640x480 --min-frames 200 --expect-brightness 40 |
+	grep -E '^(frames|mean luma|verdict)'
+
+step "unplugged with no file open: the node goes after the linger"
+kill -USR1 "$VCAM"
+for ((i = 0; i < 50; i++)); do grep -q "goes in 4 s" "$WORK/uvcuse.log" && break; sleep 0.1; done
+[ -c "$NODE" ] || fail "$NODE went at once"
+timeout 15 tail --pid="$UVCUSE_PID" -f /dev/null || fail "uvcuse did not leave after the linger"
+wait "$UVCUSE_PID" || fail "uvcuse exited with $?"
+UVCUSE_PID=
+[ ! -e "$NODE" ] || fail "$NODE still there"
+grep -E "unplugged|goes in|not back|camera back" "$WORK/uvcuse.log"
+echo "PASS: $STEPS steps"

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Client of tests/e2e/daemon-replug.sh: what a streaming file sees while
+its camera is away.
+
+    replug_client.py NODE VCAM_PID
+
+Streams MMAP buffers (never mapped: DQBUF/QBUF only) from a non-blocking
+file subscribed to V4L2_EVENT_SOURCE_CHANGE, unplugs the camera (SIGUSR1 to
+the vcam), and checks: the event comes, no POLLIN and DQBUF EAGAIN while
+the camera is away; after the replug (SIGUSR2) the event again, then frames
+whose sequence numbers jump. Prints one line per check; exits 1 on the
+first that fails.
+"""
+import errno
+import fcntl
+import os
+import select
+import signal
+import struct
+import sys
+import time
+
+VIDIOC_REQBUFS = 0xC0145608
+VIDIOC_QBUF = 0xC058560F
+VIDIOC_DQBUF = 0xC0585611
+VIDIOC_STREAMON = 0x40045612
+VIDIOC_STREAMOFF = 0x40045613
+VIDIOC_DQEVENT = 0x80885659
+VIDIOC_SUBSCRIBE_EVENT = 0x4020565A
+CAPTURE, MMAP = 1, 1
+EVENT_SOURCE_CHANGE, SRC_CH_RESOLUTION = 5, 1
+
+
+def buf(index=0):
+    b = bytearray(88)
+    struct.pack_into("=II", b, 0, index, CAPTURE)
+    struct.pack_into("=I", b, 60, MMAP)
+    return b
+
+
+def dqbuf(fd):
+    """The sequence number of a dequeued buffer (queued again), or None."""
+    b = buf()
+    try:
+        fcntl.ioctl(fd, VIDIOC_DQBUF, b)
+    except OSError as e:
+        if e.errno == errno.EAGAIN:
+            return None
+        raise
+    index, seq = struct.unpack_from("=I", b, 0)[0], struct.unpack_from("=I", b, 56)[0]
+    fcntl.ioctl(fd, VIDIOC_QBUF, buf(index))
+    return seq
+
+
+def wait(fd, events, seconds):
+    p = select.poll()
+    p.register(fd, events)
+    return [ev for _, ev in p.poll(seconds * 1000)]
+
+
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what, flush=True)
+    if not ok:
+        sys.exit(1)
+
+
+def event(fd, seconds):
+    got = wait(fd, select.POLLPRI, seconds)
+    check(bool(got) and got[0] & select.POLLPRI, "POLLPRI within %d s" % seconds)
+    ev = bytearray(136)
+    fcntl.ioctl(fd, VIDIOC_DQEVENT, ev)
+    kind, changes = struct.unpack_from("=I", ev, 0)[0], struct.unpack_from("=I", ev, 8)[0]
+    check(kind == EVENT_SOURCE_CHANGE and changes == SRC_CH_RESOLUTION,
+          "V4L2_EVENT_SOURCE_CHANGE, changes %d" % changes)
+
+
+def main():
+    node, vcam = sys.argv[1], int(sys.argv[2])
+    fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
+    fcntl.ioctl(fd, VIDIOC_SUBSCRIBE_EVENT, struct.pack("=III20x", EVENT_SOURCE_CHANGE, 0, 0))
+    fcntl.ioctl(fd, VIDIOC_REQBUFS, struct.pack("=III8x", 4, CAPTURE, MMAP))
+    for i in range(4):
+        fcntl.ioctl(fd, VIDIOC_QBUF, buf(i))
+    fcntl.ioctl(fd, VIDIOC_STREAMON, struct.pack("=I", CAPTURE))
+    last = None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (last is None or last < 30):
+        wait(fd, select.POLLIN, 1)
+        seq = dqbuf(fd)
+        last = seq if seq is not None else last
+    check(last is not None and 30 <= last <= 60,
+          "streaming before the unplug, from sequence 0 (now %s)" % last)
+
+    os.kill(vcam, signal.SIGUSR1)
+    event(fd, 5)
+    while True:  # frames done before the unplug
+        seq = dqbuf(fd)
+        if seq is None:
+            break
+        last = seq
+    got = wait(fd, select.POLLIN, 2)
+    check(not got, "no POLLIN for 2 s while the camera is away")
+    check(dqbuf(fd) is None, "DQBUF answers EAGAIN while the camera is away")
+
+    os.kill(vcam, signal.SIGUSR2)
+    event(fd, 15)
+    got = wait(fd, select.POLLIN, 10)
+    check(bool(got), "POLLIN within 10 s of the replug")
+    seq = dqbuf(fd)
+    check(seq is not None and seq > last + 30,
+          "first sequence after the replug %s, last before %d" % (seq, last))
+    fcntl.ioctl(fd, VIDIOC_STREAMOFF, struct.pack("=I", CAPTURE))
+    os.close(fd)
+
+
+if __name__ == "__main__":
+    main()
