@@ -16,8 +16,8 @@
  *   convert = on|off    offer the converted formats (default on)
  *   convert-threads = N threads that convert frames, 1..64 (default: cores)
  *   exclusive = on|off  one app at a time (kept for the sharing issue)
- *   linger = SECONDS    keep the camera after the last close (kept for the
- *                       unplug/linger issue), 0..86400
+ *   linger = SECONDS    how long the node outlives an unplugged camera with
+ *                       no file open (--linger), 0..86400
  * Booleans: yes/no, on/off, true/false, 1/0. */
 #ifndef UVCUSE_CONFIG_H
 #define UVCUSE_CONFIG_H

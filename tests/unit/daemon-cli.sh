@@ -22,6 +22,9 @@ check "empty --state-dir" 2 "--state-dir wants a directory" "$uvcuse" --state-di
 check "--state-dir without DIR" 2 "Usage:" "$uvcuse" --state-dir
 check "--no-restore-controls takes no value" 2 "Usage:" "$uvcuse" --no-restore-controls=yes
 check "--reset-controls and a stray argument" 2 "unexpected argument 'x'" "$uvcuse" --reset-controls x
+check "--help: --linger" 0 "--linger S" "$uvcuse" --help
+check "bad --linger" 2 "--linger wants 0 to 86400 seconds, not '5s'" "$uvcuse" --linger 5s
+check "negative --linger" 2 "--linger wants 0 to 86400 seconds" "$uvcuse" --linger -1
 # config files (src/config.c has its own unit test; here: what the daemon does)
 conf=$(mktemp -d)
 trap 'rm -rf "$conf"' EXIT
