@@ -89,6 +89,7 @@ struct dev_file {
 
 struct device {
 	struct loop *loop;
+	struct usb_ctx *usb;
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
@@ -417,6 +418,11 @@ static void camera_unplugged(struct device *dev)
 		if (!dev->unplugged)
 			log_info("camera unplugged: removing /dev/%s", dev->name);
 		dev->unplugged = true;
+		/* waiting DQBUFs and read()s answer EIO before the node goes,
+		 * whichever of the stream or the hotplug event told first */
+		dev->stream_failed = true;
+		vq_set_error(&dev->node.queue);
+		wake_all(dev);
 		loop_quit(dev->loop, 0);
 		return;
 	}
@@ -431,8 +437,7 @@ static void camera_unplugged(struct device *dev)
 		answer_streamons(dev, 0); /* the stream starts when the camera is back */
 	}
 	usb_stream_stop(dev->cam);
-	if (dev->status_running)
-		usb_status_stop(dev->cam);
+	usb_status_stop(dev->cam); /* also after its own error: it restarts on a replug */
 	dev->status_running = false;
 	stop_frames(dev);
 	node_source_change(&dev->node);
@@ -1498,6 +1503,9 @@ static void restore_after_replug(struct device *dev)
 static void on_camera_arrived(void *data)
 {
 	struct device *dev = data;
+	/* an unplug only a request saw (no stream, no status endpoint) */
+	if (!dev->detached && usb_camera_gone(dev->cam))
+		camera_unplugged(dev);
 	if (!dev->detached)
 		return;
 	char err[256];
@@ -1542,6 +1550,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	if (!dev)
 		return -ENOMEM;
 	dev->loop = loop;
+	dev->usb = usb;
 	dev->linger_fd = -1;
 	dev->on_change = cfg->on_change;
 	dev->change_data = cfg->change_data;
@@ -1656,6 +1665,7 @@ void device_free(struct device *dev)
 	if (!dev)
 		return;
 	usb_status_stop(dev->cam); /* its callbacks use dev */
+	usb_ctx_unwatch(dev->usb);
 	if (dev->linger_fd >= 0) {
 		loop_remove(dev->loop, dev->linger_fd);
 		close(dev->linger_fd);

@@ -262,12 +262,20 @@ int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_c
 	return 0;
 }
 
+void usb_ctx_unwatch(struct usb_ctx *ctx)
+{
+	if (ctx->hotplug_registered)
+		libusb_hotplug_deregister_callback(ctx->lusb, ctx->hotplug);
+	ctx->hotplug_registered = false;
+	ctx->on_arrival = ctx->on_left = NULL;
+	ctx->arrived = ctx->left = false;
+}
+
 void usb_ctx_free(struct usb_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	if (ctx->hotplug_registered)
-		libusb_hotplug_deregister_callback(ctx->lusb, ctx->hotplug);
+	usb_ctx_unwatch(ctx);
 	if (ctx->cameras)
 		log_warn("context freed with cameras still open");
 	if (ctx->loop) {

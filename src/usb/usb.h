@@ -103,6 +103,8 @@ int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen);
 typedef void (*usb_hotplug_cb)(void *data);
 int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_cb on_arrival,
 		  usb_hotplug_cb on_left, void *data);
+/* The callbacks of usb_ctx_watch() run no more. */
+void usb_ctx_unwatch(struct usb_ctx *ctx);
 
 const struct usb_camera_id *usb_camera_id(const struct usb_camera *cam);
 const struct uvc_camera *usb_camera_model(const struct usb_camera *cam);
