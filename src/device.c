@@ -924,14 +924,9 @@ static void note_mmap_query(struct dev_file *df, struct cuse_req *req)
 
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
 {
-	if (p->streamon) {
-		if (dev->committing) { /* still on the wire */
-			p->next = df->parked;
-			df->parked = p;
-			return;
-		}
-		cuse_reply_ioctl(p->req, 0, &p->arg);
-		free(p);
+	if (p->streamon) { /* only the commit's outcome answers it (answer_streamons) */
+		p->next = df->parked;
+		df->parked = p;
 		return;
 	}
 	if (p->is_read) {

@@ -260,13 +260,11 @@ static void call_drop(struct call *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The camera answers the request the call waits for (from the input), and
- * the call runs again; it may wait for another one. */
-static void call_answer(struct harness *h)
+/* The camera answers the request the node waits for, from the input. */
+static void answer_need(struct harness *h)
 {
-	struct call *c = &h->call;
 	const struct node_camera_req *need = node_camera_need(&h->n);
-	FUZZ_CHECK(need && h->files[c->file]);
+	FUZZ_CHECK(need);
 	uint8_t *data = calloc(1, need->ctrl.size ? need->ctrl.size : 1);
 	FUZZ_CHECK(data);
 	if (need->ctrl.query == UVC_SET_CUR && need->ctrl.size)
@@ -274,6 +272,15 @@ static void call_answer(struct harness *h)
 	int res = fake_ctrl_request(&h->fake, &need->ctrl, data);
 	FUZZ_CHECK(node_camera_answer(&h->n, res, data) == 0);
 	free(data);
+}
+
+/* The waiting call gets its answer and runs again; it may wait for
+ * another one. */
+static void call_answer(struct harness *h)
+{
+	struct call *c = &h->call;
+	FUZZ_CHECK(h->files[c->file]);
+	answer_need(h);
 	memcpy(c->work, c->orig, c->size + c->extra_len);
 	int r = node_ioctl(&h->n, h->files[c->file], c->cmd, c->size ? c->work : NULL,
 			   c->extra_len ? c->work + c->size : NULL, c->extra_len, c->nonblock, NULL,
@@ -372,15 +379,8 @@ static void status_packet(struct harness *h)
 		int r = 0;
 		if (!h->call.used) {
 			while ((r = node_status_event(&h->n, st.originator, st.selector, st.value,
-						      st.value_len)) == NODE_CAMERA) {
-				const struct node_camera_req *need = node_camera_need(&h->n);
-				FUZZ_CHECK(need);
-				uint8_t *v = calloc(1, need->ctrl.size ? need->ctrl.size : 1);
-				FUZZ_CHECK(v);
-				int res = fake_ctrl_request(&h->fake, &need->ctrl, v);
-				FUZZ_CHECK(node_camera_answer(&h->n, res, v) == 0);
-				free(v);
-			}
+						      st.value_len)) == NODE_CAMERA)
+				answer_need(h);
 		}
 		FUZZ_CHECK(r >= 0 || r == -ENOENT);
 	}
