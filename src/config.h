@@ -17,7 +17,8 @@
  *   convert-threads = N threads that convert frames, 1..64 (default: cores)
  *   exclusive = on|off  one app at a time (kept for the sharing issue)
  *   linger = SECONDS    how long the node outlives an unplugged camera with
- *                       no file open (--linger), 0..86400
+ *                       no file open (--linger), 0..86400 (0:
+ *                       --exit-on-unplug)
  * Booleans: yes/no, on/off, true/false, 1/0. */
 #ifndef UVCUSE_CONFIG_H
 #define UVCUSE_CONFIG_H

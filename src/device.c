@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,23 +408,62 @@ static void stop_frames(struct device *dev);
 static void answer_streamons(struct device *dev, int err);
 static void linger_update(struct device *dev);
 
-/* The camera is gone. With linger 0, as uvcvideo removes its node, the
- * daemon leaves (systemd/udev start it again when the camera comes back).
+/* Every request a file is waiting in answers ENODEV. */
+static void answer_parked_enodev(struct device *dev)
+{
+	for (struct dev_file *df = dev->files; df; df = df->next) {
+		while (df->parked) {
+			struct parked *p = df->parked;
+			df->parked = p->next;
+			cuse_reply_error(p->req, ENODEV);
+			free(p);
+		}
+		if (df->cuse)
+			cuse_file_notify_poll(df->cuse);
+	}
+}
+
+/* The camera is gone: the commit in flight, the stream and the status
+ * endpoint stop (the status one also after its own error: it restarts on a
+ * replug), and the STREAMONs waiting for the commit get STREAMON_ERR. */
+static void camera_transfers_stop(struct device *dev, int streamon_err)
+{
+	if (dev->committing) {
+		usb_ctrl_cancel(dev->committing);
+		dev->committing = NULL;
+		answer_streamons(dev, streamon_err);
+	}
+	usb_stream_stop(dev->cam);
+	usb_status_stop(dev->cam);
+	dev->status_running = false;
+	stop_frames(dev);
+}
+
+/* The camera is gone. With linger 0 (--exit-on-unplug) the device is dead,
+ * as a kernel node whose USB device left: every request of a file still
+ * open answers ENODEV (a daemon that left would make them ENOTCONN), and the
+ * node goes, with the daemon, when the last file closes (release_finish).
  * Otherwise the node stays: streaming files get no frames (DQBUF waits),
  * requests to the camera answer ENODEV, and the stream resumes when the
  * camera comes back (on_arrival). */
 static void camera_unplugged(struct device *dev)
 {
 	if (!dev->linger) {
-		if (!dev->unplugged)
-			log_info("camera unplugged: removing /dev/%s", dev->name);
+		if (dev->unplugged)
+			return;
 		dev->unplugged = true;
-		/* waiting DQBUFs and read()s answer EIO before the node goes,
-		 * whichever of the stream or the hotplug event told first */
 		dev->stream_failed = true;
 		vq_set_error(&dev->node.queue);
-		wake_all(dev);
-		loop_quit(dev->loop, 0);
+		camera_transfers_stop(dev, -ENODEV);
+		answer_parked_enodev(dev);
+		changed(dev);
+		if (!dev->n_files) {
+			log_info("camera unplugged: removing /dev/%s", dev->name);
+			loop_quit(dev->loop, 0);
+		} else {
+			log_info("camera unplugged: /dev/%s answers ENODEV, and goes when its %u open "
+				 "files close", dev->name, dev->n_files);
+		}
 		return;
 	}
 	if (dev->detached)
@@ -431,15 +471,7 @@ static void camera_unplugged(struct device *dev)
 	dev->detached = true;
 	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
 	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
-	if (dev->committing) {
-		usb_ctrl_cancel(dev->committing);
-		dev->committing = NULL;
-		answer_streamons(dev, 0); /* the stream starts when the camera is back */
-	}
-	usb_stream_stop(dev->cam);
-	usb_status_stop(dev->cam); /* also after its own error: it restarts on a replug */
-	dev->status_running = false;
-	stop_frames(dev);
+	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
 	node_source_change(&dev->node);
 	wake_all(dev);
 	linger_update(dev);
@@ -1145,6 +1177,8 @@ static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 {
 	struct device *dev = ctx;
 	(void)flags;
+	if (dev->unplugged)
+		return -ENODEV;
 	struct dev_file *df = calloc(1, sizeof(*df));
 	if (!df)
 		return -ENOMEM;
@@ -1173,6 +1207,10 @@ static void release_finish(struct device *dev, struct dev_file *df)
 	}
 	dev->n_files--;
 	free(df);
+	if (dev->unplugged && !dev->n_files) {
+		log_info("the last file closed: removing /dev/%s", dev->name);
+		loop_quit(dev->loop, 0);
+	}
 	linger_update(dev);
 	/* a released queue may let another file's read() start */
 	wake_all(dev);
@@ -1241,6 +1279,10 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
+	if (dev->unplugged) {
+		cuse_reply_error(req, ENODEV);
+		return;
+	}
 	if (cmd == UVCUSE_IOC_HELLO) {
 		int r = dev->bufshare ? bufshare_hello(dev->bufshare, df, cuse_req_pid(req),
 						       cuse_req_uid(req), arg)
@@ -1328,6 +1370,10 @@ static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, of
 	struct dev_file *df = data;
 	const uint8_t *buf;
 	size_t len;
+	if (dev->unplugged) {
+		cuse_reply_error(req, ENODEV);
+		return;
+	}
 	int res = node_read(&dev->node, &df->nf, size, off == 0, flags & O_NONBLOCK, &buf, &len);
 	if (res == NODE_WAIT) {
 		struct parked *p = calloc(1, sizeof(*p));
@@ -1353,6 +1399,8 @@ static unsigned op_poll(void *ctx, void *data, unsigned requested)
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
+	if (dev->unplugged) /* as v4l2_poll on an unregistered node */
+		return POLLERR | POLLHUP | POLLPRI;
 	return node_poll(&dev->node, &df->nf, requested);
 }
 

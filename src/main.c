@@ -30,10 +30,15 @@
 #define UVCUSE_VERSION "unknown"
 #endif
 
+/* How long the node outlives an unplugged camera with no file open: long
+ * enough for a cable to be plugged back, short enough that a camera put
+ * away does not leave a dead node behind. */
+#define DEFAULT_LINGER_S 30
+
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
        OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT, OPT_CONVERT_THREADS,
-       OPT_LINGER };
+       OPT_LINGER, OPT_EXIT_ON_UNPLUG };
 
 static void usage(FILE *out)
 {
@@ -70,10 +75,11 @@ static void usage(FILE *out)
 		"      --convert-threads N  threads that convert frames (default: one per\n"
 		"                           core)\n"
 		"Unplug:\n"
-		"      --linger S           keep the node when the camera is unplugged: apps\n"
+		"      --linger S           when the camera is unplugged the node stays: apps\n"
 		"                           wait, and streams resume when it comes back; the\n"
 		"                           node goes after S seconds with no file open\n"
-		"                           (default 0: it goes at once, as uvcvideo's)\n"
+		"                           (default 30)\n"
+		"      --exit-on-unplug     the node goes at once, as uvcvideo's (--linger 0)\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
 		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
@@ -334,6 +340,7 @@ int main(int argc, char **argv)
 		{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },
 		{ "convert-threads", required_argument, NULL, OPT_CONVERT_THREADS },
 		{ "linger", required_argument, NULL, OPT_LINGER },
+		{ "exit-on-unplug", no_argument, NULL, OPT_EXIT_ON_UNPLUG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -460,6 +467,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_EXIT_ON_UNPLUG:
+			cli_linger = 0;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -540,6 +550,7 @@ int main(int argc, char **argv)
 		cfg.convert_threads = (unsigned)values.convert_threads;
 	if (values.exclusive >= 0)
 		cfg.exclusive = values.exclusive;
+	cfg.linger = DEFAULT_LINGER_S;
 	if (cli_linger >= 0)
 		cfg.linger = (unsigned)cli_linger;
 	else if (values.linger >= 0)

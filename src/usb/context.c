@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -183,6 +184,7 @@ int usb_ctx_new(struct loop *loop, struct usb_ctx **out)
 		return -ENOMEM;
 	ctx->loop = loop;
 	ctx->eventfd = -1;
+	ctx->udev_data_fd = -1;
 	int r = libusb_init(&ctx->lusb);
 	if (r < 0) {
 		log_warn("libusb_init: %s", libusb_strerror(r));
@@ -242,24 +244,76 @@ static int on_hotplug(libusb_context *lusb, libusb_device *dev, libusb_hotplug_e
 	return 0; /* keep watching */
 }
 
+/* udev wrote a database entry, after applying its rules: for a USB device
+ * (c189:N, usbfs's major) the node now has the owner our rule gives it, so
+ * a camera that is gone may be back. This works where libusb's hotplug
+ * does not: in a private network namespace, udevd's netlink events never
+ * arrive, but its files do. */
+#define UDEV_DATA_DIR "/run/udev/data"
+#define USBFS_ENTRY_PREFIX "c189:"
+
+static void on_udev_data(void *data, uint32_t events)
+{
+	struct usb_ctx *ctx = data;
+	(void)events;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool usb = false;
+	ssize_t n;
+	while ((n = read(ctx->udev_data_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			if (ev->len && !strncmp(ev->name, USBFS_ENTRY_PREFIX, strlen(USBFS_ENTRY_PREFIX)))
+				usb = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	bool any_gone = false;
+	for (struct usb_camera *c = ctx->cameras; c; c = c->next)
+		any_gone |= c->gone;
+	if (usb && any_gone && ctx->on_arrival)
+		ctx->on_arrival(ctx->hotplug_data);
+}
+
+static int watch_udev_data(struct usb_ctx *ctx)
+{
+	ctx->udev_data_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ctx->udev_data_fd < 0)
+		return -errno;
+	int r = 0;
+	if (inotify_add_watch(ctx->udev_data_fd, UDEV_DATA_DIR, IN_MOVED_TO | IN_CLOSE_WRITE) < 0)
+		r = -errno;
+	else
+		r = loop_add(ctx->loop, ctx->udev_data_fd, EPOLLIN, on_udev_data, ctx);
+	if (r < 0) {
+		close(ctx->udev_data_fd);
+		ctx->udev_data_fd = -1;
+	}
+	return r;
+}
+
 int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_cb on_arrival,
 		  usb_hotplug_cb on_left, void *data)
 {
-	if (!ctx->loop || ctx->hotplug_registered)
+	if (!ctx->loop || ctx->hotplug_registered || ctx->udev_data_fd >= 0)
 		return -EINVAL;
-	if (!libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG))
-		return -ENOTSUP;
 	ctx->on_arrival = on_arrival;
 	ctx->on_left = on_left;
 	ctx->hotplug_data = data;
-	int r = libusb_hotplug_register_callback(
-		ctx->lusb, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT,
-		LIBUSB_HOTPLUG_NO_FLAGS, vid, pid, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, ctx,
-		&ctx->hotplug);
-	if (r < 0)
-		return usb_errno(r);
-	ctx->hotplug_registered = true;
-	return 0;
+	int r = -ENOTSUP;
+	if (libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
+		r = libusb_hotplug_register_callback(
+			ctx->lusb,
+			LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT,
+			LIBUSB_HOTPLUG_NO_FLAGS, vid, pid, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug, ctx,
+			&ctx->hotplug);
+		r = usb_errno(r);
+		ctx->hotplug_registered = r == 0;
+	}
+	int u = watch_udev_data(ctx);
+	if (u < 0)
+		log_debug("%s: %s: a camera that comes back is seen only through libusb's hotplug",
+			  UDEV_DATA_DIR, strerror(-u));
+	return r == 0 || u == 0 ? 0 : r;
 }
 
 void usb_ctx_unwatch(struct usb_ctx *ctx)
@@ -267,6 +321,11 @@ void usb_ctx_unwatch(struct usb_ctx *ctx)
 	if (ctx->hotplug_registered)
 		libusb_hotplug_deregister_callback(ctx->lusb, ctx->hotplug);
 	ctx->hotplug_registered = false;
+	if (ctx->udev_data_fd >= 0) {
+		loop_remove(ctx->loop, ctx->udev_data_fd);
+		close(ctx->udev_data_fd);
+	}
+	ctx->udev_data_fd = -1;
 	ctx->on_arrival = ctx->on_left = NULL;
 	ctx->arrived = ctx->left = false;
 }

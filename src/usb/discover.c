@@ -3,6 +3,7 @@
  * configuration descriptor comes from the device itself (GET_DESCRIPTOR) once
  * it is open, from sysfs's raw copy when only listing. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -65,6 +66,28 @@ static void hcd_name(uint8_t bus, char *out, size_t len)
 	snprintf(out, len, "usb%u", bus); /* no sysfs: still unique */
 }
 
+/* libusb_close leaves a wrapped handle's file open. */
+static void close_handle(struct usb_camera *cam)
+{
+	if (cam->handle)
+		libusb_close(cam->handle);
+	cam->handle = NULL;
+	if (cam->wrapped_fd >= 0)
+		close(cam->wrapped_fd);
+	cam->wrapped_fd = -1;
+}
+
+/* bus_info from the port path "B-P.P": "usb-<host controller>-P.P". */
+static void fill_bus_info(struct usb_camera_id *id)
+{
+	char hcd[64];
+	hcd_name(id->bus, hcd, sizeof(hcd));
+	const char *ports = strchr(id->port_path, '-');
+	char info[128];
+	snprintf(info, sizeof(info), "usb-%s-%s", hcd, ports ? ports + 1 : "");
+	copy_str(id->bus_info, sizeof(id->bus_info), info);
+}
+
 /* Fills id from the libusb device and sysfs. -ENOENT for root hubs. */
 static int build_id(libusb_device *dev, struct usb_camera_id *id)
 {
@@ -93,11 +116,7 @@ static int build_id(libusb_device *dev, struct usb_camera_id *id)
 		snprintf(id->port_path, sizeof(id->port_path), "usb%u", id->bus);
 	else
 		snprintf(id->port_path, sizeof(id->port_path), "%u-%s", id->bus, devpath);
-	char hcd[64];
-	hcd_name(id->bus, hcd, sizeof(hcd));
-	char info[128];
-	snprintf(info, sizeof(info), "usb-%s-%s", hcd, devpath);
-	copy_str(id->bus_info, sizeof(id->bus_info), info);
+	fill_bus_info(id);
 	sysfs_read(id->port_path, "serial", id->serial, sizeof(id->serial));
 	sysfs_read(id->port_path, "product", id->product, sizeof(id->product));
 	sysfs_read(id->port_path, "manufacturer", id->manufacturer, sizeof(id->manufacturer));
@@ -379,6 +398,7 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	if (!cam)
 		return -ENOMEM;
 	cam->ctx = ctx;
+	cam->wrapped_fd = -1;
 	cam->id = *id;
 	cam->id.control_interface = control_interface;
 	int r = libusb_open(dev, &cam->handle);
@@ -424,7 +444,7 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	return 0;
 fail:
 	release_all(cam);
-	libusb_close(cam->handle);
+	close_handle(cam);
 	uvc_camera_free(cam->model);
 	free(cam->config);
 	free(cam);
@@ -482,8 +502,7 @@ void usb_camera_close(struct usb_camera *cam)
 	usb_ctrl_stop(cam);
 	usb_ctx_remove_camera(cam->ctx, cam);
 	release_all(cam);
-	if (cam->handle)
-		libusb_close(cam->handle);
+	close_handle(cam);
 	uvc_camera_free(cam->model);
 	free(cam->config);
 	free(cam);
@@ -494,29 +513,59 @@ bool usb_camera_gone(const struct usb_camera *cam)
 	return cam->gone;
 }
 
-/* The device in list that is cam come back, or NULL. */
-static libusb_device *find_again(struct usb_camera *cam, libusb_device **list, ssize_t n)
+/* The camera come back, found in sysfs rather than in libusb's device
+ * list: libusb keeps that list from udevd's netlink events, which never
+ * reach a daemon in a private network namespace (the shipped unit). The
+ * same VID:PID and serial, or without a serial the same port. Opens its
+ * usbfs node: the file, with its sysfs name in port_path (32 bytes), or
+ * -ENODEV when it is not there, or open's -errno. */
+static int open_again(const struct usb_camera *cam, char *port_path, uint8_t *bus,
+		      uint8_t *address)
 {
-	for (ssize_t i = 0; i < n; i++) {
-		struct usb_camera_id id;
-		if (build_id(list[i], &id) < 0 || id.vid != cam->id.vid || id.pid != cam->id.pid)
+	DIR *dir = opendir(SYSFS_USB);
+	if (!dir)
+		return -ENODEV;
+	int r = -ENODEV;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		/* devices are "B-P.P"; interfaces have a ':', root hubs are "usbN" */
+		if (!isdigit((unsigned char)e->d_name[0]) || strchr(e->d_name, ':') ||
+		    strlen(e->d_name) >= sizeof(cam->id.port_path))
 			continue;
-		if (!cam->id.serial[0]) {
-			if (strcmp(id.port_path, cam->id.port_path) == 0)
-				return list[i];
+		char text[128];
+		sysfs_read(e->d_name, "idVendor", text, sizeof(text));
+		if (strtoul(text, NULL, 16) != cam->id.vid)
+			continue;
+		sysfs_read(e->d_name, "idProduct", text, sizeof(text));
+		if (strtoul(text, NULL, 16) != cam->id.pid)
+			continue;
+		if (cam->id.serial[0]) {
+			sysfs_read(e->d_name, "serial", text, sizeof(text));
+			if (strcmp(text, cam->id.serial))
+				continue;
+		} else if (strcmp(e->d_name, cam->id.port_path)) {
 			continue;
 		}
-		if (!id.serial[0]) {
-			libusb_device_handle *h;
-			if (libusb_open(list[i], &h) == 0) {
-				fill_strings(h, &id);
-				libusb_close(h);
-			}
+		sysfs_read(e->d_name, "busnum", text, sizeof(text));
+		unsigned long b = strtoul(text, NULL, 10);
+		sysfs_read(e->d_name, "devnum", text, sizeof(text));
+		unsigned long a = strtoul(text, NULL, 10);
+		if (!b || b > 255 || !a || a > 255)
+			continue;
+		char node[64];
+		snprintf(node, sizeof(node), "/dev/bus/usb/%03lu/%03lu", b, a);
+		r = open(node, O_RDWR | O_CLOEXEC);
+		if (r < 0) {
+			r = -errno;
+			continue;
 		}
-		if (strcmp(id.serial, cam->id.serial) == 0)
-			return list[i];
+		copy_str(port_path, sizeof(cam->id.port_path), e->d_name);
+		*bus = (uint8_t)b;
+		*address = (uint8_t)a;
+		break;
 	}
-	return NULL;
+	closedir(dir);
+	return r;
 }
 
 int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
@@ -524,22 +573,20 @@ int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
 	snprintf(err, errlen, "not there");
 	if (!cam->gone)
 		return 0;
-	libusb_device **list;
-	ssize_t n = libusb_get_device_list(cam->ctx->lusb, &list);
-	if (n < 0) {
-		snprintf(err, errlen, "cannot list USB devices: %s", libusb_strerror((int)n));
-		return usb_errno((int)n);
+	char port_path[sizeof(cam->id.port_path)];
+	uint8_t bus = 0, address = 0;
+	int fd = open_again(cam, port_path, &bus, &address);
+	if (fd < 0) {
+		if (fd != -ENODEV)
+			snprintf(err, errlen, "cannot open its usbfs node: %s", strerror(-fd));
+		return fd;
 	}
-	libusb_device *dev = find_again(cam, list, n);
-	int r = -ENODEV;
 	libusb_device_handle *h = NULL;
 	uint8_t *desc = NULL;
 	size_t len = 0;
-	if (!dev)
-		goto out;
-	r = libusb_open(dev, &h);
+	int r = libusb_wrap_sys_device(cam->ctx->lusb, (intptr_t)fd, &h);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot open: %s", libusb_strerror(r));
+		snprintf(err, errlen, "libusb cannot take its usbfs node: %s", libusb_strerror(r));
 		r = usb_errno(r);
 		goto out;
 	}
@@ -555,17 +602,17 @@ int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
 	}
 	/* the old handle's interfaces go with it; the new one claims them */
 	release_all(cam);
-	libusb_close(cam->handle);
+	close_handle(cam);
 	cam->handle = h;
+	cam->wrapped_fd = fd;
 	h = NULL;
+	fd = -1;
 	cam->gone = false;
-	struct usb_camera_id id;
-	if (build_id(dev, &id) == 0) { /* the address changed; the port may have */
-		cam->id.bus = id.bus;
-		cam->id.address = id.address;
-		memcpy(cam->id.port_path, id.port_path, sizeof(id.port_path));
-		memcpy(cam->id.bus_info, id.bus_info, sizeof(id.bus_info));
-	}
+	/* the address changed; the port may have */
+	cam->id.bus = bus;
+	cam->id.address = address;
+	copy_str(cam->id.port_path, sizeof(cam->id.port_path), port_path);
+	fill_bus_info(&cam->id);
 	r = claim(cam, cam->model->control_interface, err, errlen);
 	for (unsigned i = 0; r == 0 && i < cam->model->n_streams; i++)
 		r = claim(cam, cam->model->streams[i].interface, err, errlen);
@@ -579,8 +626,9 @@ int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
 out:
 	if (h)
 		libusb_close(h);
+	if (fd >= 0)
+		close(fd);
 	free(desc);
-	libusb_free_device_list(list, 1);
 	return r;
 }
 

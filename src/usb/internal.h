@@ -27,6 +27,7 @@ struct usb_ctx {
 	/* hotplug: a watched device arrived, its owner hears it from the loop */
 	libusb_hotplug_callback_handle hotplug;
 	bool hotplug_registered, arrived, left;
+	int udev_data_fd;           /* inotify on udev's database, or -1 */
 	usb_hotplug_cb on_arrival, on_left;
 	void *hotplug_data;
 };
@@ -94,6 +95,7 @@ struct usb_camera {
 	struct usb_ctx *ctx;
 	struct usb_camera *next;    /* in ctx->cameras */
 	libusb_device_handle *handle;
+	int wrapped_fd; /* the usbfs node handle wraps after a replug, or -1 */
 	struct usb_camera_id id;
 	struct uvc_camera *model;
 	/* the configuration descriptor the model was parsed from: a camera

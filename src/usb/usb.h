@@ -90,16 +90,19 @@ bool usb_camera_gone(const struct usb_camera *cam);
  * same VID:PID and serial (or, without a serial, in the same port) whose
  * configuration descriptor is byte for byte the one it had. Its stream,
  * status endpoint and requests must be stopped (they are: usb_stream_stop,
- * usb_status_stop). 0: the camera is served again (no stream, no status
- * transfer); -ENODEV: not there (yet); -ESTALE: a different camera is
+ * usb_status_stop). Looks in sysfs and opens the usbfs node itself, as
+ * libusb's device list may not know the device yet. 0: the camera is
+ * served again (no stream, no status transfer); -ENODEV: not there (yet); -ESTALE: a different camera is
  * there (message in err); other -errno as usb_camera_open. */
 int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen);
 
-/* Hotplug (libusb's, from udev's events): on_arrival runs from the loop
- * (outside libusb's event handling) after a device of vid:pid arrives,
- * on_left after an open camera of this context left (usb_camera_gone() is
- * then true). One watch per context. 0, or -ENOTSUP when this libusb has
- * no hotplug events. */
+/* Hotplug: on_arrival runs from the loop (outside libusb's event handling)
+ * after a device of vid:pid arrives (libusb's hotplug, from udevd's netlink
+ * events), or after udev wrote the database entry of any USB device while a
+ * camera of this context is gone (its files reach a daemon in a private
+ * network namespace, where the netlink events do not); on_left after an
+ * open camera of this context left (usb_camera_gone() is then true). One
+ * watch per context. 0, or -ENOTSUP when neither way is there. */
 typedef void (*usb_hotplug_cb)(void *data);
 int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_cb on_arrival,
 		  usb_hotplug_cb on_left, void *data);

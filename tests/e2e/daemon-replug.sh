@@ -7,9 +7,10 @@
 # brightness set before the unplug is in effect after it. A non-blocking
 # file meanwhile: V4L2_EVENT_SOURCE_CHANGE at the unplug and the replug, no
 # POLLIN and DQBUF EAGAIN while the camera is away (replug_client.py). The
-# same for a read() client. Then an unplug with no file open: the node goes after the
-# linger and the daemon exits 0. Runs under --systemd: libusb hears of
-# hotplug through udevd.
+# same for a read() client. Then an unplug with no file open: the node goes
+# after the linger and the daemon exits 0. Last, --exit-on-unplug: open
+# files get ENODEV, and the node goes once they close. Runs under
+# --systemd: libusb hears of hotplug through udevd.
 # Usage (in the guest): daemon-replug.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -74,4 +75,16 @@ wait "$UVCUSE_PID" || fail "uvcuse exited with $?"
 UVCUSE_PID=
 [ ! -e "$NODE" ] || fail "$NODE still there"
 grep -E "unplugged|goes in|not back|camera back" "$WORK/uvcuse.log"
+
+step "--exit-on-unplug: open files get ENODEV, the node goes when they close"
+kill -USR2 "$VCAM"
+video_node "$SERIAL" >/dev/null
+: >"$WORK/uvcuse.log"
+uvcuse_start "$SERIAL" video10 --exit-on-unplug
+python3 "$(dirname "$0")/replug_client.py" "$NODE" "$VCAM" gone || fail "gone client"
+timeout 15 tail --pid="$UVCUSE_PID" -f /dev/null || fail "uvcuse did not leave once the files closed"
+wait "$UVCUSE_PID" || fail "uvcuse exited with $?"
+UVCUSE_PID=
+[ ! -e "$NODE" ] || fail "$NODE still there"
+grep -E "unplugged|last file" "$WORK/uvcuse.log"
 echo "PASS: $STEPS steps"

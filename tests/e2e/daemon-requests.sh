@@ -198,7 +198,7 @@ k=$(unplug_during_request "$KNODE")
 echo "uvcvideo: $k"
 [[ "$k" =~ ^E[A-Z]+\  ]] || { dmesg | tail -n 20; fail "uvcvideo's answer is not an errno: '$k'"; }
 plug_back HANG
-uvcuse_start HANG "$NAME"
+uvcuse_start HANG "$NAME" --exit-on-unplug
 u=$(unplug_during_request "$NODE")
 echo "uvcuse: $u"
 [[ "$u" =~ ^E[A-Z]+\  ]] || fail "uvcuse's answer is not an errno: '$u'"
@@ -230,7 +230,8 @@ app_ended_after_unplug() {
 	timeout 20 tail --pid="$1" -f /dev/null || fail "the app hung after the unplug"
 	wait "$1" || APP_STATUS=$?
 }
-# uvcuse_gone: the daemon exits 0 on an unplug (as uvcvideo's node goes)
+# uvcuse_gone: with --exit-on-unplug the daemon exits 0 on an unplug (as
+# uvcvideo's node goes)
 uvcuse_gone() {
 	wait "$UVCUSE_PID" || fail "uvcuse exited with $? after the unplug"
 	UVCUSE_PID=
@@ -239,13 +240,13 @@ uvcuse_gone() {
 k=$(unplug_during_stream "$KNODE")
 echo "uvcvideo: $k"
 plug_back GONE
-uvcuse_start GONE "$NAME"
+uvcuse_start GONE "$NAME" --exit-on-unplug
 u=$(unplug_during_stream "$NODE" "$UVCUSE_RUN")
 echo "uvcuse: $u"
 row "unplug mid-stream" "MMAP app" "$k" "$u"
 uvcuse_gone
 plug_back GONE
-uvcuse_start GONE "$NAME"
+uvcuse_start GONE "$NAME" --exit-on-unplug
 timeout 60 "$READCAP" "$NODE" 100000 /dev/null >"$WORK/reader.log" 2>&1 &
 app_ended_after_unplug $!
 u="exit $APP_STATUS, $(tail -n 1 "$WORK/reader.log")"

@@ -3,12 +3,17 @@
 its camera is away.
 
     replug_client.py NODE VCAM_PID
+    replug_client.py NODE VCAM_PID gone
 
 Streams MMAP buffers (never mapped: DQBUF/QBUF only) from a non-blocking
 file subscribed to V4L2_EVENT_SOURCE_CHANGE, unplugs the camera (SIGUSR1 to
 the vcam), and checks: the event comes, no POLLIN and DQBUF EAGAIN while
 the camera is away; after the replug (SIGUSR2) the event again, then frames
-whose sequence numbers jump. Prints one line per check; exits 1 on the
+whose sequence numbers jump. With "gone" (a daemon run with
+--exit-on-unplug): a streaming file and an idle one, the camera unplugged;
+poll() gives POLLERR and POLLHUP, and every call on either file answers
+ENODEV, as on a kernel node whose camera left; so does a new open(). The
+files are closed at the end. Prints one line per check; exits 1 on the
 first that fails.
 """
 import errno
@@ -20,6 +25,9 @@ import struct
 import sys
 import time
 
+VIDIOC_QUERYCAP = 0x80685600
+VIDIOC_G_CTRL = 0xC008561B
+V4L2_CID_BRIGHTNESS = 0x00980900
 VIDIOC_REQBUFS = 0xC0145608
 VIDIOC_QBUF = 0xC058560F
 VIDIOC_DQBUF = 0xC0585611
@@ -74,14 +82,70 @@ def event(fd, seconds):
           "V4L2_EVENT_SOURCE_CHANGE, changes %d" % changes)
 
 
-def main():
-    node, vcam = sys.argv[1], int(sys.argv[2])
-    fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
-    fcntl.ioctl(fd, VIDIOC_SUBSCRIBE_EVENT, struct.pack("=III20x", EVENT_SOURCE_CHANGE, 0, 0))
+def stream(fd):
     fcntl.ioctl(fd, VIDIOC_REQBUFS, struct.pack("=III8x", 4, CAPTURE, MMAP))
     for i in range(4):
         fcntl.ioctl(fd, VIDIOC_QBUF, buf(i))
     fcntl.ioctl(fd, VIDIOC_STREAMON, struct.pack("=I", CAPTURE))
+
+
+def errno_of(call):
+    """The errno name a call fails with, or "ok"."""
+    try:
+        call()
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+    return "ok"
+
+
+def gone(node, vcam):
+    fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
+    idle = os.open(node, os.O_RDWR)
+    stream(fd)
+    deadline = time.monotonic() + 10
+    frames = 0
+    while time.monotonic() < deadline and frames < 10:
+        wait(fd, select.POLLIN, 1)
+        frames += dqbuf(fd) is not None
+    check(frames == 10, "streaming before the unplug (%d frames)" % frames)
+    os.kill(vcam, signal.SIGUSR1)
+    deadline = time.monotonic() + 10
+    got = 0
+    while time.monotonic() < deadline and not got & select.POLLERR:
+        for ev in wait(fd, select.POLLIN | select.POLLPRI, 1):
+            got = ev
+        if not got & select.POLLERR:
+            try:  # frames done before the unplug
+                while dqbuf(fd) is not None:
+                    pass
+            except OSError:  # the unplug came between poll() and DQBUF
+                pass
+    check(got & (select.POLLERR | select.POLLHUP) == select.POLLERR | select.POLLHUP,
+          "poll() gives POLLERR and POLLHUP after the unplug (0x%x)" % got)
+    calls = {
+        "DQBUF": lambda: fcntl.ioctl(fd, VIDIOC_DQBUF, buf()),
+        "QUERYCAP": lambda: fcntl.ioctl(fd, VIDIOC_QUERYCAP, bytearray(104)),
+        "the idle file's QUERYCAP": lambda: fcntl.ioctl(idle, VIDIOC_QUERYCAP, bytearray(104)),
+        "the idle file's G_CTRL": lambda: fcntl.ioctl(
+            idle, VIDIOC_G_CTRL, struct.pack("=Ii", V4L2_CID_BRIGHTNESS, 0)),
+        "the idle file's read()": lambda: os.read(idle, 4096),
+        "a new open()": lambda: os.close(os.open(node, os.O_RDWR)),
+    }
+    for what, call in calls.items():
+        e = errno_of(call)
+        check(e == "ENODEV", "%s: %s" % (what, e))
+    os.close(fd)
+    os.close(idle)
+
+
+def main():
+    node, vcam = sys.argv[1], int(sys.argv[2])
+    if sys.argv[3:] == ["gone"]:
+        gone(node, vcam)
+        return
+    fd = os.open(node, os.O_RDWR | os.O_NONBLOCK)
+    fcntl.ioctl(fd, VIDIOC_SUBSCRIBE_EVENT, struct.pack("=III20x", EVENT_SOURCE_CHANGE, 0, 0))
+    stream(fd)
     last = None
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and (last is None or last < 30):

@@ -3,8 +3,10 @@
 # would be (BUILD/stage, from install-staged.sh), a virtual camera plugged in,
 # udev starts uvcuse@IDENTITY.service by itself, and unprivileged users
 # capture from the node. Also: the unit's own checks, a second camera, a
-# camera the config leaves to uvcvideo, kill -9, a bad config, an unplug,
-# and uvcuse --status.
+# camera the config leaves to uvcvideo, kill -9, a bad config, uvcuse
+# --status, an unplug and replug during a capture (the same daemon takes the
+# camera back), and an unplug with no app (the instance ends after the
+# linger).
 # Usage (in the guest): service.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -196,6 +198,9 @@ kill -USR1 "${VCAM_PIDS[3]}"
 rm -r /etc/uvcuse
 
 step "kill -9: systemd restarts the daemon, the node and the controls come back"
+# (the restarted daemon reads this: the unplug steps below wait 8 s, not 30)
+mkdir -p /etc/uvcuse
+printf '[camera serial=%s]\nlinger = 8\n' "$SERIAL" >/etc/uvcuse/uvcuse.conf
 v4l2-ctl -d "$NODE" --set-ctrl brightness=40 || fail "set brightness"
 sleep 1.5 # saved within a second
 old=$(main_pid "$UNIT")
@@ -213,13 +218,45 @@ echo "restarted as pid $new, $NODE2, $got"
 [ "$got" = "brightness: 40" ] || fail "brightness after the restart: $got"
 NODE=$NODE2
 
-step "unplug: the instance stops and the node goes away"
+# unit_procs UNIT: the processes in the unit's control group
+unit_procs() { wc -l <"/sys/fs/cgroup$(systemctl show -p ControlGroup --value "$1")/cgroup.procs"; }
+
+step "unplug and replug while alice streams: one daemon throughout, the app survives"
+pid=$(main_pid "$UNIT")
+as_alice "$RUN_BIN" v4l2-ctl -d "$NODE" --stream-mmap --stream-count=240 --stream-to="$WORK/replug.yuyv" \
+	--verbose >"$WORK/replug.log" 2>&1 &
+app=$!
+sleep 3
+kill -0 "$app" 2>/dev/null || fail "the capture ended before the unplug: $(tail -n 3 "$WORK/replug.log")"
 kill -USR1 "${VCAM_PIDS[0]}"
-for ((i = 0; i < 100; i++)); do
+sleep 4
+kill -0 "$app" 2>/dev/null || fail "the capture ended while the camera was away"
+systemctl is-active -q "$UNIT" || fail "$UNIT stopped at the unplug"
+[ "$(main_pid "$UNIT")" = "$pid" ] || fail "the daemon changed at the unplug"
+[ -c "$NODE" ] || fail "$NODE went at the unplug"
+echo "camera away: $UNIT active, pid $pid, $NODE there"
+kill -USR2 "${VCAM_PIDS[0]}"
+timeout 60 tail --pid="$app" -f /dev/null || fail "the capture hung after the replug"
+wait "$app" || fail "the capture failed: $(tail -n 3 "$WORK/replug.log")"
+framecheck "$WORK/replug.yuyv" YUYV 640x480 --min-frames 240 --expect-brightness 40 |
+	grep -E '^(frames|mean luma|verdict)'
+[ "$(main_pid "$UNIT")" = "$pid" ] || fail "the daemon changed at the replug"
+[ "$(unit_procs "$UNIT")" = 1 ] || fail "$UNIT has $(unit_procs "$UNIT") processes"
+journalctl -b --no-pager -u "$UNIT" | grep -E "unplugged|camera back after" | tail -n 2
+journalctl -b --no-pager -u "$UNIT" | grep -q "camera back after" || fail "no replug in the journal"
+echo "one daemon throughout: pid $pid"
+
+step "unplugged with no app: the node goes after the linger, and the instance stops cleanly"
+kill -USR1 "${VCAM_PIDS[0]}"
+sleep 3
+systemctl is-active -q "$UNIT" && [ -c "$NODE" ] || fail "$UNIT or $NODE went before the 8 s linger"
+for ((i = 0; i < 200; i++)); do
 	systemctl is-active -q "$UNIT" || break
 	sleep 0.1
 done
-! systemctl is-active -q "$UNIT" || fail "$UNIT still active after the unplug"
-[ ! -e "$NODE" ] || fail "$NODE still there after the unplug"
-systemctl show -p Result --value "$UNIT"
-echo "$UNIT: $(systemctl is-active "$UNIT"), $NODE gone"
+! systemctl is-active -q "$UNIT" || fail "$UNIT still active 23 s after the unplug"
+[ ! -e "$NODE" ] || fail "$NODE still there after the linger"
+result=$(systemctl show -p Result --value "$UNIT")
+[ "$result" = success ] || fail "$UNIT ended with $result"
+echo "$UNIT: $(systemctl is-active "$UNIT") ($result), $NODE gone"
+rm -r /etc/uvcuse

@@ -25,6 +25,9 @@ check "--reset-controls and a stray argument" 2 "unexpected argument 'x'" "$uvcu
 check "--help: --linger" 0 "--linger S" "$uvcuse" --help
 check "bad --linger" 2 "--linger wants 0 to 86400 seconds, not '5s'" "$uvcuse" --linger 5s
 check "negative --linger" 2 "--linger wants 0 to 86400 seconds" "$uvcuse" --linger -1
+check "--help: linger default" 0 "\(default 30\)" "$uvcuse" --help
+check "--help: --exit-on-unplug" 0 "--exit-on-unplug .*uvcvideo" "$uvcuse" --help
+check "--exit-on-unplug takes no value" 2 "Usage:" "$uvcuse" --exit-on-unplug=yes
 # config files (src/config.c has its own unit test; here: what the daemon does)
 conf=$(mktemp -d)
 trap 'rm -rf "$conf"' EXIT
