@@ -138,6 +138,12 @@ struct device {
 	unsigned linger;
 	bool detached;
 	struct timespec detached_at;
+	/* since when the stream lost frames: the unplug, or a STREAMON after it */
+	struct timespec frames_lost_since;
+	/* a format set while the camera was away (probe_while_away): the camera
+	 * negotiates it for real when it comes back */
+	bool probed_away;
+	struct uvc_probe away_probe;
 	int linger_fd;           /* timerfd, armed while detached with no file open */
 	bool linger_armed;
 	/* Sequence numbers go on across a replug, jumping by the frames the
@@ -470,6 +476,7 @@ static void camera_unplugged(struct device *dev)
 		return;
 	dev->detached = true;
 	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
+	dev->frames_lost_since = dev->detached_at;
 	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
 	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
 	node_source_change(&dev->node);
@@ -553,8 +560,10 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 	/* a new stream counts from 0 (a resumed one: on_camera_arrived) */
 	dev->seq_offset = 0;
 	dev->next_sequence = 0;
-	if (dev->detached)
+	if (dev->detached) {
+		clock_gettime(CLOCK_MONOTONIC, &dev->frames_lost_since);
 		return 0; /* the stream starts when the camera comes back */
+	}
 	const struct uvc_format *format = dev->node.format;
 	uvc_assembler_reset(&dev->assembler);
 	dev->assembler.drop_errors = true; /* as uvcvideo without nodrop */
@@ -1042,6 +1051,34 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 
 static void on_call_answer(void *opaque, int result, const uint8_t *answer);
 
+/* The camera is away: its probe control answers from what the node set,
+ * the sizes left for uvc_probe_fixup to take from the descriptors, so that
+ * an app may still set a format the descriptors list (GStreamer does so
+ * when V4L2_EVENT_SOURCE_CHANGE tells it of the unplug). The camera
+ * negotiates it for real when it comes back (on_camera_arrived). The bytes
+ * of the answer, or -ENODEV for any other request. */
+static int probe_while_away(struct device *dev, const struct ctrls_request *r, const uint8_t *out,
+			    uint8_t *answer, size_t answer_size)
+{
+	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
+	if (r->selector != UVC_VS_PROBE_CONTROL || r->size != size || size > answer_size)
+		return -ENODEV;
+	if (r->query == UVC_SET_CUR) {
+		if (uvc_probe_decode(out, size, &dev->away_probe) < 0)
+			return -EINVAL;
+		dev->probed_away = true;
+		return (int)size;
+	}
+	if (r->query != UVC_GET_CUR && r->query != UVC_GET_MIN && r->query != UVC_GET_MAX &&
+	    r->query != UVC_GET_DEF)
+		return -ENODEV;
+	struct uvc_probe p = dev->probed_away ? dev->away_probe : dev->node.probe;
+	p.max_video_frame_size = 0;
+	p.max_payload_transfer_size = 0;
+	uvc_probe_encode(&p, answer, size);
+	return (int)size;
+}
+
 /* Runs the calls in line while none waits for the camera. */
 static void calls_pump(struct device *dev)
 {
@@ -1065,6 +1102,13 @@ static void calls_pump(struct device *dev)
 			res == NODE_CAMERA ? node_camera_need(&dev->node) : NULL;
 		if (res == NODE_CAMERA && !need)
 			res = -EIO; /* cannot happen: a call waits for a request it names */
+		if (need && need->ctrl.streaming && dev->detached) {
+			uint8_t answer[64];
+			int result = probe_while_away(dev, &need->ctrl, need->out, answer,
+						      sizeof(answer));
+			on_call_answer(dev, result, answer); /* (no pump inside this one) */
+			continue;
+		}
 		if (need) {
 			int err = need->ctrl.streaming ?
 					  usb_vs_submit(dev->cam, 0, need->ctrl.query,
@@ -1567,12 +1611,26 @@ static void on_camera_arrived(void *data)
 	linger_update(dev);
 	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
 	restore_after_replug(dev);
+	if (dev->probed_away) {
+		/* the format set while it was away, negotiated for real
+		 * (synchronously, as the restore: no app request runs meanwhile) */
+		struct uvc_probe got;
+		int err2 = usb_probe_negotiate(dev->cam, 0, &dev->node.probe, &got);
+		if (err2)
+			log_warn("probe of the format set while the camera was away: %s",
+				 strerror(-err2));
+		else
+			dev->node.probe = got;
+		dev->probed_away = false;
+	}
 	status_start(dev);
 	if (dev->node.queue.streaming) {
 		/* the frames the camera would have sent meanwhile are a gap in
 		 * the sequence numbers */
 		uint32_t interval = dev->node.probe.interval ? dev->node.probe.interval : 333333;
-		uint64_t offset = dev->next_sequence + (uint64_t)(away * 1e7 / interval);
+		double lost = (double)(now.tv_sec - dev->frames_lost_since.tv_sec) +
+			      (double)(now.tv_nsec - dev->frames_lost_since.tv_nsec) / 1e9;
+		uint64_t offset = dev->next_sequence + (uint64_t)(lost * 1e7 / interval);
 		int err2 = op_stream_on(dev, &dev->node.probe);
 		dev->seq_offset = offset;
 		dev->next_sequence = offset;

@@ -7,10 +7,11 @@
 # brightness set before the unplug is in effect after it. A non-blocking
 # file meanwhile: V4L2_EVENT_SOURCE_CHANGE at the unplug and the replug, no
 # POLLIN and DQBUF EAGAIN while the camera is away (replug_client.py). The
-# same for a read() client. Then an unplug with no file open: the node goes
-# after the linger and the daemon exits 0. Last, --exit-on-unplug: open
-# files get ENODEV, and the node goes once they close. Runs under
-# --systemd: libusb hears of hotplug through udevd.
+# same for a read() client and for ffmpeg through the library. Then an
+# unplug with no file open: the node goes after the linger and the daemon
+# exits 0. Last, --exit-on-unplug: open files get ENODEV, and the node goes
+# once they close. Runs under --systemd: libusb hears of hotplug through
+# udevd.
 # Usage (in the guest): daemon-replug.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,14 @@ step "read(): the same"
 "$READCAP" "$NODE" 200 "$WORK/read.yuyv" >"$WORK/app.log" 2>&1 &
 replug_during $!
 framecheck "$WORK/read.yuyv" YUYV 640x480 --min-frames 200 --expect-brightness 40 |
+	grep -E '^(frames|mean luma|verdict)'
+
+step "ffmpeg through the library: the same"
+"$UVCUSE_RUN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 \
+	-video_size 640x480 -framerate 30 -i "$NODE" -frames:v 240 -fps_mode passthrough \
+	-f rawvideo "$WORK/ffmpeg.yuyv" >"$WORK/app.log" 2>&1 &
+replug_during $!
+framecheck "$WORK/ffmpeg.yuyv" YUYV 640x480 --min-frames 240 --expect-brightness 40 |
 	grep -E '^(frames|mean luma|verdict)'
 
 step "unplugged with no file open: the node goes after the linger"
