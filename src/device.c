@@ -243,8 +243,12 @@ static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, i
 
 /* --- frames ------------------------------------------------------------ */
 
+/* The next queued buffer becomes the one the assembler fills (with
+ * conversion: a native buffer of the converter). */
 static void give_buffer(struct device *dev)
 {
+	if (dev->detached || dev->unplugged)
+		return; /* no stream to fill it: it stays queued for the replug */
 	if (dev->converting) {
 		size_t cap;
 		uint8_t *native;
@@ -571,6 +575,7 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?
 					   0 :
 					   probe->max_video_frame_size);
+	vq_requeue(&dev->node.queue, dev->given); /* (none: stop_frames took it back) */
 	dev->given = NULL;
 	dev->given_native = NULL;
 	dev->stream_failed = false;

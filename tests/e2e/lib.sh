@@ -245,6 +245,26 @@ uvcuse_stop() {
 	echo "uvcuse exited 0 after SIGTERM, /dev/$name removed"
 }
 
+# late_frames NODE [LOG_COMMAND...]: the frames the daemon had no buffer
+# for because the app had given none back in time (its own lateness, as
+# with any driver: LOG_STATUS's "no buffer queued", cumulative). The
+# daemon's log is $WORK/uvcuse.log, or what LOG_COMMAND prints (a journal);
+# waits up to 5 s for LOG_STATUS's line to reach it.
+late_frames() {
+	local node=$1 before i n
+	shift
+	[ $# -gt 0 ] || set -- cat "$WORK/uvcuse.log"
+	before=$("$@" | grep -c 'no buffer queued: ' || true)
+	v4l2-ctl -d "$node" --log-status >/dev/null || fail "LOG_STATUS on $node"
+	for ((i = 0; i < 50; i++)); do
+		n=$("$@" | grep -c 'no buffer queued: ' || true)
+		[ "$n" -gt "$before" ] && break
+		sleep 0.1
+	done
+	[ "$n" -gt "$before" ] || fail "LOG_STATUS of $node did not reach the daemon's log"
+	"$@" | grep -oE 'no buffer queued: [0-9]+' | tail -n 1 | grep -oE '[0-9]+$'
+}
+
 # rss_kib, fd_count: the running daemon's resident memory (KiB) and open
 # files, for the tests that look for growth.
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$UVCUSE_PID/status"; }

@@ -9,9 +9,11 @@ Streams MMAP buffers (never mapped: DQBUF/QBUF only) from a non-blocking
 file subscribed to V4L2_EVENT_SOURCE_CHANGE, unplugs the camera (SIGUSR1 to
 the vcam), and checks: the event comes, no POLLIN and DQBUF EAGAIN while
 the camera is away; after the replug (SIGUSR2) the event again, then frames
-whose sequence numbers jump. Between the two, as GStreamer does at the
-event, the stream stops and starts again after an S_FMT, which must work
-with the camera away. With "gone" (a daemon run with
+whose sequence numbers jump; a buffer the app held across the unplug and
+queued while the camera was away fills again like the others. Then a
+second unplug, at which, as GStreamer does at the event, the stream stops
+and starts again after an S_FMT, which must work with the camera away.
+With "gone" (a daemon run with
 --exit-on-unplug): a streaming file and an idle one, the camera unplugged;
 poll() gives POLLERR and POLLHUP, and every call on either file answers
 ENODEV, as on a kernel node whose camera left; so does a new open(). The
@@ -141,6 +143,18 @@ def gone(node, vcam):
     os.close(idle)
 
 
+def dqbuf_held(fd):
+    """(index, sequence) of a dequeued buffer the caller queues again, or None."""
+    b = buf()
+    try:
+        fcntl.ioctl(fd, VIDIOC_DQBUF, b)
+    except OSError as e:
+        if e.errno == errno.EAGAIN:
+            return None
+        raise
+    return struct.unpack_from("=I", b, 0)[0], struct.unpack_from("=I", b, 56)[0]
+
+
 def main():
     node, vcam = sys.argv[1], int(sys.argv[2])
     if sys.argv[3:] == ["gone"]:
@@ -157,6 +171,12 @@ def main():
         last = seq if seq is not None else last
     check(last is not None and 30 <= last <= 60,
           "streaming before the unplug, from sequence 0 (now %s)" % last)
+    # one buffer kept by the app across the unplug, queued while the camera
+    # is away
+    got = wait(fd, select.POLLIN, 2)
+    held = dqbuf_held(fd)
+    check(held is not None, "a buffer to hold")
+    last = held[1]
 
     os.kill(vcam, signal.SIGUSR1)
     event(fd, 5)
@@ -165,15 +185,7 @@ def main():
         if seq is None:
             break
         last = seq
-    # What GStreamer's v4l2src does at that event: the stream again, in the
-    # format it negotiates; S_FMT needs the camera's probe control.
-    fcntl.ioctl(fd, VIDIOC_STREAMOFF, struct.pack("=I", CAPTURE))
-    fcntl.ioctl(fd, VIDIOC_REQBUFS, struct.pack("=III8x", 0, CAPTURE, MMAP))
-    fmt = struct.pack("=I4xIII", CAPTURE, 640, 480,
-                      struct.unpack("=I", b"YUYV")[0]).ljust(208, b"\0")
-    e = errno_of(lambda: fcntl.ioctl(fd, VIDIOC_S_FMT, fmt))
-    check(e == "ok", "S_FMT YUYV 640x480 while the camera is away: %s" % e)
-    stream(fd)
+    fcntl.ioctl(fd, VIDIOC_QBUF, buf(held[0]))
     got = wait(fd, select.POLLIN, 2)
     check(not got, "no POLLIN for 2 s while the camera is away")
     check(dqbuf(fd) is None, "DQBUF answers EAGAIN while the camera is away")
@@ -183,11 +195,41 @@ def main():
     got = wait(fd, select.POLLIN, 10)
     check(bool(got), "POLLIN within 10 s of the replug")
     seq = dqbuf(fd)
+    check(seq is not None and seq > last + 30,
+          "first sequence after the replug %s, last before %d" % (seq, last))
+    # every buffer comes back, the one queued while the camera was away too
+    seen = set()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(seen) < 4:
+        wait(fd, select.POLLIN, 1)
+        got = dqbuf_held(fd)
+        if got:
+            seen.add(got[0])
+            fcntl.ioctl(fd, VIDIOC_QBUF, buf(got[0]))
+    check(len(seen) == 4, "all 4 buffers fill after the replug (%s)" % sorted(seen))
+
+    # What GStreamer's v4l2src does at the event: the stream again, in the
+    # format it negotiates; S_FMT needs the camera's probe control.
+    os.kill(vcam, signal.SIGUSR1)
+    event(fd, 5)
+    fcntl.ioctl(fd, VIDIOC_STREAMOFF, struct.pack("=I", CAPTURE))
+    fcntl.ioctl(fd, VIDIOC_REQBUFS, struct.pack("=III8x", 0, CAPTURE, MMAP))
+    fmt = struct.pack("=I4xIII", CAPTURE, 640, 480,
+                      struct.unpack("=I", b"YUYV")[0]).ljust(208, b"\0")
+    e = errno_of(lambda: fcntl.ioctl(fd, VIDIOC_S_FMT, fmt))
+    check(e == "ok", "S_FMT YUYV 640x480 while the camera is away: %s" % e)
+    stream(fd)
+    got = wait(fd, select.POLLIN, 2)
+    check(not got, "no POLLIN for 2 s after STREAMON while the camera is away")
+    os.kill(vcam, signal.SIGUSR2)
+    event(fd, 15)
+    got = wait(fd, select.POLLIN, 10)
+    check(bool(got), "POLLIN within 10 s of the replug")
+    seq = dqbuf(fd)
     # the stream that started while the camera was away counts from 0 and
     # lost the frames of the 2 s without POLLIN, at least
     check(seq is not None and seq >= 30,
-          "first sequence after the replug %s (a new stream since the unplug; "
-          "the last before it: %d)" % (seq, last))
+          "first sequence after the replug %s (a new stream since the unplug)" % seq)
     fcntl.ioctl(fd, VIDIOC_STREAMOFF, struct.pack("=I", CAPTURE))
     os.close(fd)
 
