@@ -1829,6 +1829,7 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	}
 	out->interval = dev->node.probe.interval;
 	out->streaming = usb_stream_running(dev->cam);
+	out->away = dev->detached;
 	out->frames = dev->frames;
 	out->dropped = frames_dropped_total(dev);
 	out->errors = dev->frames_error;

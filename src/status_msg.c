@@ -67,6 +67,7 @@ int status_msg_encode(const struct device_status *st, char *buf, size_t len)
 	put_u64(&w, "height", st->height);
 	put_u64(&w, "interval", st->interval);
 	put_u64(&w, "streaming", st->streaming);
+	put_u64(&w, "away", st->away);
 	put_u64(&w, "frames", st->frames);
 	put_u64(&w, "dropped", st->dropped);
 	put_u64(&w, "errors", st->errors);
@@ -139,6 +140,8 @@ int status_msg_decode(const char *buf, size_t len, struct device_status *out)
 			out->interval = (uint32_t)number(v, vlen, 10);
 		else if (KEY("streaming"))
 			out->streaming = number(v, vlen, 10) != 0;
+		else if (KEY("away"))
+			out->away = number(v, vlen, 10) != 0;
 		else if (KEY("frames"))
 			out->frames = number(v, vlen, 10);
 		else if (KEY("dropped"))
@@ -152,6 +155,12 @@ int status_msg_decode(const char *buf, size_t len, struct device_status *out)
 #undef KEY
 	}
 	return version && out->node[0] ? 0 : -EPROTO;
+}
+
+/* "camera away" while it is unplugged and the node waits for it */
+static const char *state_text(const struct device_status *st)
+{
+	return st->away ? "camera away" : st->streaming ? "streaming" : "idle";
 }
 
 static void format_text(const struct device_status *st, char *out, size_t len)
@@ -173,7 +182,7 @@ void status_msg_line(const struct device_status *st, char *out, size_t len)
 		 "/dev/%s: %s (%04x:%04x, serial %s), %s, %s, frames %" PRIu64 ", dropped %" PRIu64
 		 ", errors %" PRIu64 ", clients %u, iso %" PRIu32 " bytes/interval",
 		 st->node, st->card, st->vid, st->pid, st->serial[0] ? st->serial : "none", fmt,
-		 st->streaming ? "streaming" : "idle", st->frames, st->dropped, st->errors, st->clients,
+		 state_text(st), st->frames, st->dropped, st->errors, st->clients,
 		 st->iso_bytes);
 }
 
@@ -183,7 +192,7 @@ void status_msg_summary(const struct device_status *st, char *out, size_t len)
 	format_text(st, fmt, sizeof(fmt));
 	snprintf(out, len, "%s (%04x:%04x%s%s) on /dev/%s: %s, %s, %u client%s", st->card, st->vid,
 		 st->pid, st->serial[0] ? ", serial " : "", st->serial, st->node, fmt,
-		 st->streaming ? "streaming" : "idle", st->clients, st->clients == 1 ? "" : "s");
+		 state_text(st), st->clients, st->clients == 1 ? "" : "s");
 }
 
 /* As udev's usb_id cleans strings: whitespace runs become one '_' (none at

@@ -4,7 +4,8 @@
  * "version=1"; readers ignore keys they do not know. Keys: node card
  * manufacturer product vid pid (4 hex digits) serial port bus_info
  * interface fourcc (4 chars, "" for none) width height interval (100 ns)
- * streaming (0/1) frames dropped errors clients iso_bytes. Values never hold
+ * streaming (0/1) away (0/1: the camera is unplugged, the node waits for
+ * it) frames dropped errors clients iso_bytes. Values never hold
  * a newline or other control characters (they become '?'). */
 #ifndef UVCUSE_STATUS_MSG_H
 #define UVCUSE_STATUS_MSG_H
@@ -29,6 +30,7 @@ struct device_status {
 	unsigned width, height;
 	uint32_t interval;        /* 100 ns units, 0 when unknown */
 	bool streaming;
+	bool away;                /* unplugged: the node waits for the camera */
 	uint64_t frames, dropped, errors;
 	unsigned clients;         /* open files (a count: no names) */
 	uint32_t iso_bytes;       /* bytes per interval of the alt setting in use, 0 when none */

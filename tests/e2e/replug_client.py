@@ -51,8 +51,8 @@ def buf(index=0):
     return b
 
 
-def dqbuf(fd):
-    """The sequence number of a dequeued buffer (queued again), or None."""
+def dqbuf_held(fd):
+    """(index, sequence) of a dequeued buffer the caller queues again, or None."""
     b = buf()
     try:
         fcntl.ioctl(fd, VIDIOC_DQBUF, b)
@@ -60,9 +60,16 @@ def dqbuf(fd):
         if e.errno == errno.EAGAIN:
             return None
         raise
-    index, seq = struct.unpack_from("=I", b, 0)[0], struct.unpack_from("=I", b, 56)[0]
-    fcntl.ioctl(fd, VIDIOC_QBUF, buf(index))
-    return seq
+    return struct.unpack_from("=I", b, 0)[0], struct.unpack_from("=I", b, 56)[0]
+
+
+def dqbuf(fd):
+    """The sequence number of a dequeued buffer (queued again), or None."""
+    got = dqbuf_held(fd)
+    if got is None:
+        return None
+    fcntl.ioctl(fd, VIDIOC_QBUF, buf(got[0]))
+    return got[1]
 
 
 def wait(fd, events, seconds):
@@ -141,18 +148,6 @@ def gone(node, vcam):
         check(e == "ENODEV", "%s: %s" % (what, e))
     os.close(fd)
     os.close(idle)
-
-
-def dqbuf_held(fd):
-    """(index, sequence) of a dequeued buffer the caller queues again, or None."""
-    b = buf()
-    try:
-        fcntl.ioctl(fd, VIDIOC_DQBUF, b)
-    except OSError as e:
-        if e.errno == errno.EAGAIN:
-            return None
-        raise
-    return struct.unpack_from("=I", b, 0)[0], struct.unpack_from("=I", b, 56)[0]
 
 
 def main():

@@ -96,6 +96,26 @@ START_TEST(lines_for_people)
 }
 END_TEST
 
+START_TEST(camera_away)
+{
+	struct device_status st = sample(), back;
+	st.streaming = false;
+	st.away = true;
+	char msg[STATUS_MSG_MAX];
+	int n = status_msg_encode(&st, msg, sizeof(msg));
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_nonnull(strstr(msg, "\naway=1\n"));
+	ck_assert_int_eq(status_msg_decode(msg, (size_t)n, &back), 0);
+	ck_assert(back.away);
+	char line[512];
+	status_msg_summary(&st, line, sizeof(line));
+	ck_assert_str_eq(line, "uvcuse vcam (1d6b:0102, serial VCAM0001) on /dev/video10: YUYV "
+			       "640x480 30.00 fps, camera away, 2 clients");
+	status_msg_line(&st, line, sizeof(line));
+	ck_assert_ptr_nonnull(strstr(line, ", camera away, frames "));
+}
+END_TEST
+
 START_TEST(udev_properties)
 {
 	struct device_status st = sample();
@@ -138,6 +158,7 @@ int main(void)
 	tcase_add_test(tc, small_buffer);
 	tcase_add_test(tc, reader_tolerance);
 	tcase_add_test(tc, lines_for_people);
+	tcase_add_test(tc, camera_away);
 	tcase_add_test(tc, udev_properties);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
