@@ -115,6 +115,8 @@ struct device {
 	bool stream_failed;
 	bool unplugged; /* seen (by the stream or the status endpoint), said once */
 	uint64_t frames, frames_error;
+	/* the counters when the stream (re)started by a STREAMON began */
+	uint64_t stream_frames0, stream_errors0;
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
 	char name[64];
 	/* status endpoint and VIDIOC_LOG_STATUS (see their sections) */
@@ -564,6 +566,8 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 	/* a new stream counts from 0 (a resumed one: on_camera_arrived) */
 	dev->seq_offset = 0;
 	dev->next_sequence = 0;
+	dev->stream_frames0 = dev->frames;
+	dev->stream_errors0 = dev->frames_error;
 	if (dev->detached) {
 		clock_gettime(CLOCK_MONOTONIC, &dev->frames_lost_since);
 		return 0; /* the stream starts when the camera comes back */
@@ -670,7 +674,8 @@ static void op_stream_off(void *opaque)
 	usb_stream_stop(dev->cam);
 	stop_frames(dev);
 	log_info("stream stopped after %llu frames (%llu with errors)",
-		 (unsigned long long)dev->frames, (unsigned long long)dev->frames_error);
+		 (unsigned long long)(dev->frames - dev->stream_frames0),
+		 (unsigned long long)(dev->frames_error - dev->stream_errors0));
 }
 
 static void op_buffer_queued(void *opaque)
@@ -1636,7 +1641,10 @@ static void on_camera_arrived(void *data)
 		double lost = (double)(now.tv_sec - dev->frames_lost_since.tv_sec) +
 			      (double)(now.tv_nsec - dev->frames_lost_since.tv_nsec) / 1e9;
 		uint64_t offset = dev->next_sequence + (uint64_t)(lost * 1e7 / interval);
+		uint64_t frames0 = dev->stream_frames0, errors0 = dev->stream_errors0;
 		int err2 = op_stream_on(dev, &dev->node.probe);
+		dev->stream_frames0 = frames0; /* the same stream goes on */
+		dev->stream_errors0 = errors0;
 		dev->seq_offset = offset;
 		dev->next_sequence = offset;
 		if (err2) {

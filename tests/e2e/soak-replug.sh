@@ -35,7 +35,7 @@ app_state() {
 	local t
 	for t in /proc/"$APP"/task/*; do echo "app thread ${t##*/}: $(cat "$t/wchan") $(cat "$t/syscall")"; done
 	tr '\r' '\n' <"$WORK/app.log" | tail -n 3
-	timeout 10 v4l2-ctl -d "$NODE" --log-status 2>&1 | grep -vE '^\s*$' | tail -n 8
+	timeout 10 v4l2-ctl -d "$NODE" --log-status 2>&1 | grep -E 'streaming:|frames:|transfers:|camera:'
 }
 # wait_for WHAT TIMEOUT_S COMMAND...: COMMAND succeeds within the timeout
 wait_for() {
