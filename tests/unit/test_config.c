@@ -240,7 +240,7 @@ START_TEST(shipped_example)
 	config_resolve(&cfg, &cam_abc, &v);
 	ck_assert_int_eq(v.convert, 1); /* the example says the default: on */
 	ck_assert_int_eq(v.convert_threads, -1);
-	ck_assert_int_eq(v.linger, 0);
+	ck_assert_int_eq(v.linger, 30); /* the default, as --linger's */
 	config_free(&cfg);
 }
 END_TEST
