@@ -21,6 +21,7 @@
 #include "cuse/cuse.h"
 #include "log.h"
 #include "convert_stream.h"
+#include "device_priv.h"
 #include "loop.h"
 #include "settings_store.h"
 #include "uvc/negotiate.h"
@@ -28,135 +29,7 @@
 #include "uvc/status.h"
 #include "v4l2/node.h"
 
-/* A request waiting for a frame or an event: a blocking DQBUF, the first
- * chunk of a blocking read(), a blocking DQEVENT. */
-struct parked {
-	struct cuse_req *req;
-	bool is_read;
-	bool streamon;          /* a STREAMON: answered once the camera took the commit */
-	bool staged;            /* UVCUSE_IOC_DQBUF_STAGED: no frame bytes in the reply */
-	unsigned int cmd;
-	union { /* the ioctl's argument as the app sent it */
-		struct v4l2_buffer buf;
-		struct v4l2_event ev;
-	} arg;
-	size_t size;            /* read() chunk size */
-	struct parked *next;
-};
-
-/* A converted stream's finished native frame waiting for an app buffer. */
-#define HELD_MAX 8
-struct held_frame {
-	uint8_t *native;
-	size_t len;
-	struct convert_frame_meta meta;
-};
-
-/* A request that needs the camera (node_uses_camera): an app's ioctl, or a
- * control change from the status endpoint. One runs at a time (it owns the
- * node's call until it answers); the others wait in line, in order. Each
- * run starts from the argument as it came (orig), in a copy of its own
- * (work): the CUSE request may be answered early (interrupted) while the
- * call goes on to its end, as the camera has its requests already. */
-struct camera_call {
-	struct dev_file *df;      /* NULL: a status event */
-	struct cuse_req *req;     /* NULL: answered already, or a status event */
-	bool parked;              /* registered for interruption */
-	unsigned int cmd;
-	size_t arg_size, extra_len;
-	void *req_arg, *req_extra; /* the CUSE request's buffers (while req) */
-	uint8_t *orig, *work;     /* arg_size + extra_len bytes each */
-	uint8_t originator, selector; /* status event: the control and its value */
-	uint8_t value[64];
-	size_t value_len;
-	struct camera_call *next;
-};
-
-struct dev_file {
-	struct device *dev;
-	struct cuse_file *cuse;   /* NULL once released while its call ran on */
-	bool releasing;           /* released: freed when its call ends */
-	struct node_file nf;
-	struct parked *parked;
-	struct dev_file *next;
-	bool warned_userptr;
-	/* For the hint that MMAP needs uvcuse-run: who queried MMAP buffers
-	 * (pid and command, read at the first QUERYBUF while the process
-	 * surely lives) and whether the preload library fetched any. */
-	pid_t mmap_pid;
-	char mmap_comm[32];
-	bool fetched_buffers;
-};
-
-struct device {
-	struct loop *loop;
-	struct usb_ctx *usb;
-	struct usb_camera *cam;
-	struct cuse_server *cuse;
-	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
-	bool bufshare_warned; /* its permissions could not follow the node */
-	int kmsg; /* /dev/kmsg for LOG_STATUS, or -1 */
-	struct settings_store *settings; /* NULL: controls not remembered */
-	struct node node;
-	struct uvc_assembler assembler;
-	struct vq_buffer *given; /* the buffer the assembler writes to */
-	/* A converted format streams: the assembler writes into the native
-	 * buffers of conv, whose threads convert into the queue's buffers. */
-	struct convert_stream *conv; /* made at the first converted stream */
-	unsigned convert_threads;
-	bool converting;
-	bool conv_discard;       /* cancelled conversions: do not touch the queue */
-	uint8_t *given_native;   /* conv's buffer the assembler writes to */
-	struct held_frame held[HELD_MAX]; /* finished, waiting for an app buffer */
-	unsigned n_held;
-	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
-	struct dev_file *files;
-	unsigned n_files;
-	bool stream_failed;
-	bool unplugged; /* seen (by the stream or the status endpoint), said once */
-	uint64_t frames, frames_error;
-	/* the counters when the stream (re)started by a STREAMON began */
-	uint64_t stream_frames0, stream_errors0;
-	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
-	char name[64];
-	/* status endpoint and VIDIOC_LOG_STATUS (see their sections) */
-	/* frames lost after assembly (a conversion that could not start); the
-	 * assembler counts the errored ones it dropped */
-	uint64_t frames_dropped;
-	unsigned status_malformed;
-	bool status_running;
-	device_change_cb on_change;
-	void *change_data;
-	/* camera requests: the call first in line runs, its transfer on the wire */
-	struct camera_call *calls;
-	struct usb_ctrl_req *inflight;
-	bool pumping;
-	/* the stream starts once the camera took the commit, on the wire
-	 * meanwhile (STREAMON waits for it, as uvcvideo's does) */
-	struct usb_ctrl_req *committing;
-	struct uvc_probe commit_probe;
-	/* Unplugged with linger > 0: the node stays (detached) until the
-	 * camera comes back, or linger seconds with no file open. */
-	unsigned linger;
-	bool detached;
-	struct timespec detached_at;
-	/* since when the stream lost frames: the unplug, or a STREAMON after it */
-	struct timespec frames_lost_since;
-	/* a format set while the camera was away (probe_while_away): the camera
-	 * negotiates it for real when it comes back */
-	bool probed_away;
-	struct uvc_probe away_probe;
-	int linger_fd;           /* timerfd, armed while detached with no file open */
-	bool linger_armed;
-	/* Sequence numbers go on across a replug, jumping by the frames the
-	 * camera would have sent meanwhile: the assembler's count plus this. */
-	uint64_t seq_offset, next_sequence;
-	/* VIDIOC_LOG_STATUS lines of the current run, written once it answers */
-	char *status_text;
-	size_t status_len, status_cap;
-};
-
-static void changed(struct device *dev)
+void device_changed(struct device *dev)
 {
 	if (dev->on_change)
 		dev->on_change(dev->change_data);
@@ -272,9 +145,9 @@ static void give_buffer(struct device *dev)
 
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p);
 
-/* Frames or errors changed what waiting requests would get: run them
+/* Frames or errors device_changed what waiting requests would get: run them
  * again, and wake pollers. */
-static void wake_all(struct device *dev)
+void device_wake_all(struct device *dev)
 {
 	for (struct dev_file *df = dev->files; df; df = df->next) {
 		struct parked *list = df->parked;
@@ -379,7 +252,7 @@ static void on_converted(void *data, void *cookie, long result,
 			&meta->timestamp);
 	}
 	give_buffer(dev);
-	wake_all(dev);
+	device_wake_all(dev);
 }
 
 /* Frames dropped: errored ones (by the assembler, as uvcvideo drops them;
@@ -413,96 +286,22 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 			&tv);
 	}
 	give_buffer(dev);
-	wake_all(dev);
+	device_wake_all(dev);
 }
 
-static void stop_frames(struct device *dev);
-static void answer_streamons(struct device *dev, int err);
-static void linger_update(struct device *dev);
-
-/* Every request a file is waiting in answers ENODEV. */
-static void answer_parked_enodev(struct device *dev)
-{
-	for (struct dev_file *df = dev->files; df; df = df->next) {
-		while (df->parked) {
-			struct parked *p = df->parked;
-			df->parked = p->next;
-			cuse_reply_error(p->req, ENODEV);
-			free(p);
-		}
-		if (df->cuse)
-			cuse_file_notify_poll(df->cuse);
-	}
-}
-
-/* The camera is gone: the commit in flight, the stream and the status
- * endpoint stop (the status one also after its own error: it restarts on a
- * replug), and the STREAMONs waiting for the commit get STREAMON_ERR. */
-static void camera_transfers_stop(struct device *dev, int streamon_err)
-{
-	if (dev->committing) {
-		usb_ctrl_cancel(dev->committing);
-		dev->committing = NULL;
-		answer_streamons(dev, streamon_err);
-	}
-	usb_stream_stop(dev->cam);
-	usb_status_stop(dev->cam);
-	dev->status_running = false;
-	stop_frames(dev);
-}
-
-/* The camera is gone. With linger 0 (--exit-on-unplug) the device is dead,
- * as a kernel node whose USB device left: every request of a file still
- * open answers ENODEV (a daemon that left would make them ENOTCONN), and the
- * node goes, with the daemon, when the last file closes (release_finish).
- * Otherwise the node stays: streaming files get no frames (DQBUF waits),
- * requests to the camera answer ENODEV, and the stream resumes when the
- * camera comes back (on_arrival). */
-static void camera_unplugged(struct device *dev)
-{
-	if (!dev->linger) {
-		if (dev->unplugged)
-			return;
-		dev->unplugged = true;
-		dev->stream_failed = true;
-		vq_set_error(&dev->node.queue);
-		camera_transfers_stop(dev, -ENODEV);
-		answer_parked_enodev(dev);
-		changed(dev);
-		if (!dev->n_files) {
-			log_info("camera unplugged: removing /dev/%s", dev->name);
-			loop_quit(dev->loop, 0);
-		} else {
-			log_info("camera unplugged: /dev/%s answers ENODEV, and goes when its %u open "
-				 "files close", dev->name, dev->n_files);
-		}
-		return;
-	}
-	if (dev->detached)
-		return;
-	dev->detached = true;
-	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
-	dev->frames_lost_since = dev->detached_at;
-	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
-	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
-	node_source_change(&dev->node);
-	wake_all(dev);
-	linger_update(dev);
-	changed(dev);
-}
 
 static void on_stream_error(void *opaque, int err)
 {
 	struct device *dev = opaque;
 	if (err == -ENODEV && dev->linger) {
-		camera_unplugged(dev); /* no error: the stream goes on after a replug */
+		device_camera_unplugged(dev); /* no error: the stream goes on after a replug */
 		return;
 	}
 	dev->stream_failed = true;
 	vq_set_error(&dev->node.queue);
-	wake_all(dev);
+	device_wake_all(dev);
 	if (err == -ENODEV) {
-		camera_unplugged(dev);
+		device_camera_unplugged(dev);
 		return;
 	}
 	log_error("stream stopped: %s", strerror(-err));
@@ -529,7 +328,7 @@ static void op_probe_done(void *opaque, const struct uvc_probe *want, const stru
 static void on_committed(void *opaque, int result, const uint8_t *answer);
 
 /* The STREAMONs waiting for the commit get its outcome. */
-static void answer_streamons(struct device *dev, int err)
+void device_answer_streamons(struct device *dev, int err)
 {
 	for (struct dev_file *df = dev->files; df; df = df->next) {
 		for (struct parked **pp = &df->parked; *pp;) {
@@ -547,7 +346,7 @@ static void answer_streamons(struct device *dev, int err)
 
 /* The stream stopped or did not start: every buffer handed to the
  * assembler or the converter goes back (no worker writes after this). */
-static void stop_frames(struct device *dev)
+void device_stop_frames(struct device *dev)
 {
 	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
 	if (dev->given)
@@ -560,10 +359,10 @@ static void stop_frames(struct device *dev)
 	dev->n_held = 0;
 }
 
-static int op_stream_on(void *opaque, const struct uvc_probe *probe)
+int device_stream_on(void *opaque, const struct uvc_probe *probe)
 {
 	struct device *dev = opaque;
-	/* a new stream counts from 0 (a resumed one: on_camera_arrived) */
+	/* a new stream counts from 0 (a resumed one: device_on_camera_arrived) */
 	dev->seq_offset = 0;
 	dev->next_sequence = 0;
 	dev->stream_frames0 = dev->frames;
@@ -579,7 +378,7 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?
 					   0 :
 					   probe->max_video_frame_size);
-	vq_requeue(&dev->node.queue, dev->given); /* (none: stop_frames took it back) */
+	vq_requeue(&dev->node.queue, dev->given); /* (none: device_stop_frames took it back) */
 	dev->given = NULL;
 	dev->given_native = NULL;
 	dev->stream_failed = false;
@@ -612,7 +411,7 @@ static int op_stream_on(void *opaque, const struct uvc_probe *probe)
 	if (err) {
 		dev->committing = NULL;
 		log_error("cannot commit the stream: %s", strerror(-err));
-		stop_frames(dev);
+		device_stop_frames(dev);
 		return err == -ENODEV ? err : -EIO;
 	}
 	return 0;
@@ -636,11 +435,11 @@ static void on_committed(void *opaque, int result, const uint8_t *answer)
 			log_error("cannot start the stream: %s", strerror(-err));
 	}
 	if (err == -ENODEV && dev->linger) {
-		camera_unplugged(dev); /* answers the STREAMONs: on after a replug */
+		device_camera_unplugged(dev); /* answers the STREAMONs: on after a replug */
 		return;
 	}
 	if (err == -ENODEV) {
-		camera_unplugged(dev);
+		device_camera_unplugged(dev);
 	} else if (err) {
 		/* uvcvideo answers EIO for a commit the camera failed */
 		err = err == -ENOSPC ? -ENOSPC : -EIO;
@@ -655,12 +454,12 @@ static void on_committed(void *opaque, int result, const uint8_t *answer)
 			 dev->node.frame->height, conv_text, probe->interval / 10);
 	}
 	if (err) {
-		stop_frames(dev);
+		device_stop_frames(dev);
 		node_stream_failed(&dev->node);
 	}
-	answer_streamons(dev, err);
-	wake_all(dev);
-	changed(dev);
+	device_answer_streamons(dev, err);
+	device_wake_all(dev);
+	device_changed(dev);
 }
 
 static void op_stream_off(void *opaque)
@@ -669,10 +468,10 @@ static void op_stream_off(void *opaque)
 	if (dev->committing) { /* stopped before it started: STREAMON did its part */
 		usb_ctrl_cancel(dev->committing);
 		dev->committing = NULL;
-		answer_streamons(dev, 0);
+		device_answer_streamons(dev, 0);
 	}
 	usb_stream_stop(dev->cam);
-	stop_frames(dev);
+	device_stop_frames(dev);
 	log_info("stream stopped after %llu frames (%llu with errors)",
 		 (unsigned long long)(dev->frames - dev->stream_frames0),
 		 (unsigned long long)(dev->frames_error - dev->stream_errors0));
@@ -697,7 +496,7 @@ static void op_log_status(void *opaque);
 
 static const struct node_ops node_ops = {
 	.probe_done = op_probe_done,
-	.stream_on = op_stream_on,
+	.stream_on = device_stream_on,
 	.stream_off = op_stream_off,
 	.buffer_queued = op_buffer_queued,
 	.ctrl_request = op_ctrl_request,
@@ -750,14 +549,14 @@ static void on_status_error(void *opaque, int err)
 	struct device *dev = opaque;
 	dev->status_running = false;
 	if (err == -ENODEV) {
-		camera_unplugged(dev);
+		device_camera_unplugged(dev);
 		return;
 	}
 	log_warn("status endpoint stopped (%s): the camera's own control changes no longer "
 		 "become events", strerror(-err));
 }
 
-static void status_start(struct device *dev)
+void device_status_start(struct device *dev)
 {
 	int err = usb_status_start(dev->cam, on_status_packet, on_status_error, dev);
 	dev->status_running = err == 0;
@@ -975,7 +774,7 @@ static void note_mmap_query(struct dev_file *df, struct cuse_req *req)
 
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
 {
-	if (p->streamon) { /* only the commit's outcome answers it (answer_streamons) */
+	if (p->streamon) { /* only the commit's outcome answers it (device_answer_streamons) */
 		p->next = df->parked;
 		df->parked = p;
 		return;
@@ -1047,9 +846,9 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 		}
 	}
 	if (dev->node.events_queued != events)
-		wake_all(dev);
+		device_wake_all(dev);
 	if (df && res == 0 && (c->cmd == VIDIOC_S_FMT || c->cmd == VIDIOC_S_PARM))
-		changed(dev);
+		device_changed(dev);
 	if (df && df->releasing) {
 		bool more = false;
 		for (struct camera_call *o = dev->calls; o; o = o->next)
@@ -1059,35 +858,6 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 	}
 }
 
-static void on_call_answer(void *opaque, int result, const uint8_t *answer);
-
-/* The camera is away: its probe control answers from what the node set,
- * the sizes left for uvc_probe_fixup to take from the descriptors, so that
- * an app may still set a format the descriptors list (GStreamer does so
- * when V4L2_EVENT_SOURCE_CHANGE tells it of the unplug). The camera
- * negotiates it for real when it comes back (on_camera_arrived). The bytes
- * of the answer, or -ENODEV for any other request. */
-static int probe_while_away(struct device *dev, const struct ctrls_request *r, const uint8_t *out,
-			    uint8_t *answer, size_t answer_size)
-{
-	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
-	if (r->selector != UVC_VS_PROBE_CONTROL || r->size != size || size > answer_size)
-		return -ENODEV;
-	if (r->query == UVC_SET_CUR) {
-		if (uvc_probe_decode(out, size, &dev->away_probe) < 0)
-			return -EINVAL;
-		dev->probed_away = true;
-		return (int)size;
-	}
-	if (r->query != UVC_GET_CUR && r->query != UVC_GET_MIN && r->query != UVC_GET_MAX &&
-	    r->query != UVC_GET_DEF)
-		return -ENODEV;
-	struct uvc_probe p = dev->probed_away ? dev->away_probe : dev->node.probe;
-	p.max_video_frame_size = 0;
-	p.max_payload_transfer_size = 0;
-	uvc_probe_encode(&p, answer, size);
-	return (int)size;
-}
 
 /* Runs the calls in line while none waits for the camera. */
 static void calls_pump(struct device *dev)
@@ -1114,19 +884,19 @@ static void calls_pump(struct device *dev)
 			res = -EIO; /* cannot happen: a call waits for a request it names */
 		if (need && need->ctrl.streaming && dev->detached) {
 			uint8_t answer[64];
-			int result = probe_while_away(dev, &need->ctrl, need->out, answer,
+			int result = device_probe_while_away(dev, &need->ctrl, need->out, answer,
 						      sizeof(answer));
-			on_call_answer(dev, result, answer); /* (no pump inside this one) */
+			device_call_answered(dev, result, answer); /* (no pump inside this one) */
 			continue;
 		}
 		if (need) {
 			int err = need->ctrl.streaming ?
 					  usb_vs_submit(dev->cam, 0, need->ctrl.query,
 							need->ctrl.selector, need->out, need->ctrl.size,
-							on_call_answer, dev, &dev->inflight) :
+							device_call_answered, dev, &dev->inflight) :
 					  usb_ctrl_submit(dev->cam, need->ctrl.query, need->ctrl.entity,
 							  need->ctrl.selector, need->out, need->ctrl.size,
-							  on_call_answer, dev, &dev->inflight);
+							  device_call_answered, dev, &dev->inflight);
 			if (err) {
 				node_camera_answer(&dev->node, err, NULL);
 				continue;
@@ -1144,7 +914,7 @@ static void calls_pump(struct device *dev)
 	dev->pumping = false;
 }
 
-static void on_call_answer(void *opaque, int result, const uint8_t *answer)
+void device_call_answered(void *opaque, int result, const uint8_t *answer)
 {
 	struct device *dev = opaque;
 	dev->inflight = NULL;
@@ -1243,8 +1013,8 @@ static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	dev->files = df;
 	dev->n_files++;
 	*data = df;
-	linger_update(dev);
-	changed(dev);
+	device_linger_update(dev);
+	device_changed(dev);
 	return 0;
 }
 
@@ -1265,10 +1035,10 @@ static void release_finish(struct device *dev, struct dev_file *df)
 		log_info("the last file closed: removing /dev/%s", dev->name);
 		loop_quit(dev->loop, 0);
 	}
-	linger_update(dev);
+	device_linger_update(dev);
 	/* a released queue may let another file's read() start */
-	wake_all(dev);
-	changed(dev);
+	device_wake_all(dev);
+	device_changed(dev);
 }
 
 static void op_release(void *ctx, void *data)
@@ -1315,7 +1085,7 @@ static void op_release(void *ctx, void *data)
 }
 
 /* The buffer socket opens to whoever may open the node (udev may have
- * changed its group or ACL since the last HELLO). */
+ * device_changed its group or ACL since the last HELLO). */
 static void bufshare_sync_node(struct device *dev)
 {
 	char node[sizeof(dev->name) + 8];
@@ -1395,7 +1165,7 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 			p->streamon = true;
 			memcpy(&p->arg, arg, sizeof(int));
 			park(df, p);
-			changed(dev);
+			device_changed(dev);
 			return;
 		}
 	}
@@ -1412,10 +1182,10 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 	 * queued (a control set, a subscription) wake DQEVENT and POLLPRI. */
 	if ((res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS)) ||
 	    dev->node.events_queued != events)
-		wake_all(dev);
+		device_wake_all(dev);
 	if (res == 0 && (cmd == VIDIOC_S_FMT || cmd == VIDIOC_S_PARM || cmd == VIDIOC_STREAMON ||
 			 cmd == VIDIOC_STREAMOFF))
-		changed(dev);
+		device_changed(dev);
 }
 
 static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
@@ -1546,117 +1316,6 @@ static void startup_controls(struct device *dev, struct ctrls *c)
 	log_debug("%u UVC controls, %u V4L2 controls", c->n_uvc, c->n_maps);
 }
 
-/* --- unplug and replug: the node outlives the camera --------------------- */
-
-/* The linger timer runs while the camera is away and no file is open. */
-static void linger_update(struct device *dev)
-{
-	bool arm = dev->detached && dev->n_files == 0;
-	if (dev->linger_fd < 0 || arm == dev->linger_armed)
-		return;
-	struct itimerspec its = { .it_value = { .tv_sec = arm ? dev->linger : 0 } };
-	if (timerfd_settime(dev->linger_fd, 0, &its, NULL) < 0) {
-		log_warn("linger timer: %s", strerror(errno));
-		return;
-	}
-	dev->linger_armed = arm;
-	if (arm)
-		log_info("no file open: /dev/%s goes in %u s unless the camera comes back", dev->name,
-			 dev->linger);
-}
-
-static void on_linger(void *data, uint32_t events)
-{
-	struct device *dev = data;
-	(void)events;
-	uint64_t n;
-	if (read(dev->linger_fd, &n, sizeof(n)) < 0)
-		return;
-	log_info("camera not back after %u s with no file open: removing /dev/%s", dev->linger,
-		 dev->name);
-	dev->unplugged = true;
-	loop_quit(dev->loop, 0);
-}
-
-static void on_camera_left(void *data)
-{
-	struct device *dev = data;
-	if (usb_camera_gone(dev->cam))
-		camera_unplugged(dev);
-}
-
-/* The camera's controls as apps left them, sent again: the remembered
- * ones through the settings store, synchronously (no app request runs
- * meanwhile: every one met the camera's absence at once). */
-static void restore_after_replug(struct device *dev)
-{
-	if (!dev->settings || dev->calls)
-		return;
-	dev->node.async = false;
-	settings_store_restore(dev->settings);
-	dev->node.async = true;
-}
-
-static void on_camera_arrived(void *data)
-{
-	struct device *dev = data;
-	/* an unplug only a request saw (no stream, no status endpoint) */
-	if (!dev->detached && usb_camera_gone(dev->cam))
-		camera_unplugged(dev);
-	if (!dev->detached)
-		return;
-	char err[256];
-	int r = usb_camera_reattach(dev->cam, err, sizeof(err));
-	if (r == -ENODEV)
-		return; /* another device of the same model */
-	if (r) {
-		log_warn("a camera arrived but is not taken: %s", err);
-		return;
-	}
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	double away = (double)(now.tv_sec - dev->detached_at.tv_sec) +
-		      (double)(now.tv_nsec - dev->detached_at.tv_nsec) / 1e9;
-	dev->detached = false;
-	linger_update(dev);
-	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
-	restore_after_replug(dev);
-	if (dev->probed_away) {
-		/* the format set while it was away, negotiated for real
-		 * (synchronously, as the restore: no app request runs meanwhile) */
-		struct uvc_probe got;
-		int err2 = usb_probe_negotiate(dev->cam, 0, &dev->node.probe, &got);
-		if (err2)
-			log_warn("probe of the format set while the camera was away: %s",
-				 strerror(-err2));
-		else
-			dev->node.probe = got;
-		dev->probed_away = false;
-	}
-	status_start(dev);
-	if (dev->node.queue.streaming) {
-		/* the frames the camera would have sent meanwhile are a gap in
-		 * the sequence numbers */
-		uint32_t interval = dev->node.probe.interval ? dev->node.probe.interval : 333333;
-		double lost = (double)(now.tv_sec - dev->frames_lost_since.tv_sec) +
-			      (double)(now.tv_nsec - dev->frames_lost_since.tv_nsec) / 1e9;
-		uint64_t offset = dev->next_sequence + (uint64_t)(lost * 1e7 / interval);
-		uint64_t frames0 = dev->stream_frames0, errors0 = dev->stream_errors0;
-		int err2 = op_stream_on(dev, &dev->node.probe);
-		dev->stream_frames0 = frames0; /* the same stream goes on */
-		dev->stream_errors0 = errors0;
-		dev->seq_offset = offset;
-		dev->next_sequence = offset;
-		if (err2) {
-			log_error("cannot resume the stream: %s", strerror(-err2));
-			vq_set_error(&dev->node.queue);
-		}
-	}
-	node_source_change(&dev->node);
-	wake_all(dev);
-	changed(dev);
-}
-
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
 	       struct device **out)
 {
@@ -1748,17 +1407,17 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
 	if (dev->kmsg < 0)
 		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
-	status_start(dev);
+	device_status_start(dev);
 	dev->linger = cfg->linger;
 	if (dev->linger) {
 		dev->linger_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (dev->linger_fd < 0 || loop_add(loop, dev->linger_fd, EPOLLIN, on_linger, dev) < 0)
+		if (dev->linger_fd < 0 || loop_add(loop, dev->linger_fd, EPOLLIN, device_on_linger, dev) < 0)
 			log_warn("linger timer: %s: the node stays while the camera is away",
 				 strerror(errno));
 	}
 	/* the daemon hears of an unplug and of the camera coming back from
 	 * udev through libusb (without udevd, unplugs still show in requests) */
-	res = usb_ctx_watch(usb, id->vid, id->pid, on_camera_arrived, on_camera_left, dev);
+	res = usb_ctx_watch(usb, id->vid, id->pid, device_on_camera_arrived, device_on_camera_left, dev);
 	if (res)
 		log_debug("no USB hotplug events (%s)", strerror(-res));
 	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,

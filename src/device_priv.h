@@ -1,0 +1,195 @@
+/* Private to device.c and device_replug.c: the device's state and the
+ * functions the two share. device.c serves the node (frames, node and
+ * CUSE ops, camera calls, LOG_STATUS, set-up); device_replug.c keeps the
+ * node going while the camera is unplugged and takes the camera back. */
+#ifndef UVCUSE_DEVICE_PRIV_H
+#define UVCUSE_DEVICE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <linux/videodev2.h>
+
+#include "convert_stream.h"
+#include "device.h"
+#include "uvc/payload.h"
+#include "v4l2/node.h"
+
+struct bufshare;
+struct cuse_file;
+struct cuse_req;
+struct cuse_server;
+struct loop;
+struct settings_store;
+struct usb_camera;
+struct usb_ctrl_req;
+struct usb_ctx;
+
+/* A request waiting for a frame or an event: a blocking DQBUF, the first
+ * chunk of a blocking read(), a blocking DQEVENT. */
+struct parked {
+	struct cuse_req *req;
+	bool is_read;
+	bool streamon;          /* a STREAMON: answered once the camera took the commit */
+	bool staged;            /* UVCUSE_IOC_DQBUF_STAGED: no frame bytes in the reply */
+	unsigned int cmd;
+	union { /* the ioctl's argument as the app sent it */
+		struct v4l2_buffer buf;
+		struct v4l2_event ev;
+	} arg;
+	size_t size;            /* read() chunk size */
+	struct parked *next;
+};
+
+/* A converted stream's finished native frame waiting for an app buffer. */
+#define HELD_MAX 8
+struct held_frame {
+	uint8_t *native;
+	size_t len;
+	struct convert_frame_meta meta;
+};
+
+/* A request that needs the camera (node_uses_camera): an app's ioctl, or a
+ * control change from the status endpoint. One runs at a time (it owns the
+ * node's call until it answers); the others wait in line, in order. Each
+ * run starts from the argument as it came (orig), in a copy of its own
+ * (work): the CUSE request may be answered early (interrupted) while the
+ * call goes on to its end, as the camera has its requests already. */
+struct camera_call {
+	struct dev_file *df;      /* NULL: a status event */
+	struct cuse_req *req;     /* NULL: answered already, or a status event */
+	bool parked;              /* registered for interruption */
+	unsigned int cmd;
+	size_t arg_size, extra_len;
+	void *req_arg, *req_extra; /* the CUSE request's buffers (while req) */
+	uint8_t *orig, *work;     /* arg_size + extra_len bytes each */
+	uint8_t originator, selector; /* status event: the control and its value */
+	uint8_t value[64];
+	size_t value_len;
+	struct camera_call *next;
+};
+
+struct dev_file {
+	struct device *dev;
+	struct cuse_file *cuse;   /* NULL once released while its call ran on */
+	bool releasing;           /* released: freed when its call ends */
+	struct node_file nf;
+	struct parked *parked;
+	struct dev_file *next;
+	bool warned_userptr;
+	/* For the hint that MMAP needs uvcuse-run: who queried MMAP buffers
+	 * (pid and command, read at the first QUERYBUF while the process
+	 * surely lives) and whether the preload library fetched any. */
+	pid_t mmap_pid;
+	char mmap_comm[32];
+	bool fetched_buffers;
+};
+
+struct device {
+	struct loop *loop;
+	struct usb_ctx *usb;
+	struct usb_camera *cam;
+	struct cuse_server *cuse;
+	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
+	bool bufshare_warned; /* its permissions could not follow the node */
+	int kmsg; /* /dev/kmsg for LOG_STATUS, or -1 */
+	struct settings_store *settings; /* NULL: controls not remembered */
+	struct node node;
+	struct uvc_assembler assembler;
+	struct vq_buffer *given; /* the buffer the assembler writes to */
+	/* A converted format streams: the assembler writes into the native
+	 * buffers of conv, whose threads convert into the queue's buffers. */
+	struct convert_stream *conv; /* made at the first converted stream */
+	unsigned convert_threads;
+	bool converting;
+	bool conv_discard;       /* cancelled conversions: do not touch the queue */
+	uint8_t *given_native;   /* conv's buffer the assembler writes to */
+	struct held_frame held[HELD_MAX]; /* finished, waiting for an app buffer */
+	unsigned n_held;
+	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
+	struct dev_file *files;
+	unsigned n_files;
+	bool stream_failed;
+	bool unplugged; /* seen (by the stream or the status endpoint), said once */
+	uint64_t frames, frames_error;
+	/* the counters when the stream (re)started by a STREAMON began */
+	uint64_t stream_frames0, stream_errors0;
+	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
+	char name[64];
+	/* status endpoint and VIDIOC_LOG_STATUS (see their sections) */
+	/* frames lost after assembly (a conversion that could not start); the
+	 * assembler counts the errored ones it dropped */
+	uint64_t frames_dropped;
+	unsigned status_malformed;
+	bool status_running;
+	device_change_cb on_change;
+	void *change_data;
+	/* camera requests: the call first in line runs, its transfer on the wire */
+	struct camera_call *calls;
+	struct usb_ctrl_req *inflight;
+	bool pumping;
+	/* the stream starts once the camera took the commit, on the wire
+	 * meanwhile (STREAMON waits for it, as uvcvideo's does) */
+	struct usb_ctrl_req *committing;
+	struct uvc_probe commit_probe;
+	/* Unplugged with linger > 0: the node stays (detached) until the
+	 * camera comes back, or linger seconds with no file open. */
+	unsigned linger;
+	bool detached;
+	struct timespec detached_at;
+	/* since when the stream lost frames: the unplug, or a STREAMON after it */
+	struct timespec frames_lost_since;
+	/* a format set while the camera was away (probe_while_away): the camera
+	 * negotiates it for real when it comes back */
+	bool probed_away;
+	struct uvc_probe away_probe;
+	int linger_fd;           /* timerfd, armed while detached with no file open */
+	bool linger_armed;
+	/* Sequence numbers go on across a replug, jumping by the frames the
+	 * camera would have sent meanwhile: the assembler's count plus this. */
+	uint64_t seq_offset, next_sequence;
+	/* VIDIOC_LOG_STATUS lines of the current run, written once it answers */
+	char *status_text;
+	size_t status_len, status_cap;
+};
+
+/* --- device.c ------------------------------------------------------------ */
+
+/* Tells the owner (STATUS=, the status socket) that something changed. */
+void device_changed(struct device *dev);
+/* Frames or errors changed what waiting requests would get: runs them
+ * again, and wakes pollers. */
+void device_wake_all(struct device *dev);
+/* Every buffer handed to the assembler or the converter goes back. */
+void device_stop_frames(struct device *dev);
+/* The STREAMONs waiting for the commit get err. */
+void device_answer_streamons(struct device *dev, int err);
+/* The node's stream_on: commits probe, the stream starts once the camera
+ * took it; while the camera is away, at the replug. */
+int device_stream_on(void *dev, const struct uvc_probe *probe);
+/* The status endpoint's transfer starts (when the camera has one). */
+void device_status_start(struct device *dev);
+/* The answer to the camera call's request in flight. */
+void device_call_answered(void *dev, int result, const uint8_t *answer);
+
+/* --- device_replug.c ----------------------------------------------------- */
+
+/* The camera is gone (the stream, the status endpoint, a request or the
+ * hotplug watch saw it): see device_replug.c. */
+void device_camera_unplugged(struct device *dev);
+/* Arms or disarms the linger timer: it runs while the camera is away and
+ * no file is open. */
+void device_linger_update(struct device *dev);
+/* The linger timer's fd is readable: the node goes. */
+void device_on_linger(void *dev, uint32_t events);
+/* usb_ctx_watch's callbacks. */
+void device_on_camera_left(void *dev);
+void device_on_camera_arrived(void *dev);
+/* A probe-control request of a camera call while the camera is away,
+ * answered here: the bytes of the answer, or -errno. */
+int device_probe_while_away(struct device *dev, const struct ctrls_request *r, const uint8_t *out,
+			    uint8_t *answer, size_t answer_size);
+
+#endif

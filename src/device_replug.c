@@ -1,0 +1,232 @@
+/* The node outlives its camera: what happens when the camera is unplugged
+ * (--exit-on-unplug: a dead node that answers ENODEV; else a node that
+ * waits, its probe control answered from the descriptors), the linger
+ * timer, and the camera taken back when it returns (see
+ * docs/architecture.md, "Unplug"). */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/usb/video.h>
+
+#include "cuse/cuse.h"
+#include "device_priv.h"
+#include "log.h"
+#include "loop.h"
+#include "settings_store.h"
+#include "usb/usb.h"
+#include "uvc/probe.h"
+
+/* Every request a file is waiting in answers ENODEV. */
+static void answer_parked_enodev(struct device *dev)
+{
+	for (struct dev_file *df = dev->files; df; df = df->next) {
+		while (df->parked) {
+			struct parked *p = df->parked;
+			df->parked = p->next;
+			cuse_reply_error(p->req, ENODEV);
+			free(p);
+		}
+		if (df->cuse)
+			cuse_file_notify_poll(df->cuse);
+	}
+}
+
+/* The camera is gone: the commit in flight, the stream and the status
+ * endpoint stop (the status one also after its own error: it restarts on a
+ * replug), and the STREAMONs waiting for the commit get STREAMON_ERR. */
+static void camera_transfers_stop(struct device *dev, int streamon_err)
+{
+	if (dev->committing) {
+		usb_ctrl_cancel(dev->committing);
+		dev->committing = NULL;
+		device_answer_streamons(dev, streamon_err);
+	}
+	usb_stream_stop(dev->cam);
+	usb_status_stop(dev->cam);
+	dev->status_running = false;
+	device_stop_frames(dev);
+}
+
+/* The camera is gone. With linger 0 (--exit-on-unplug) the device is dead,
+ * as a kernel node whose USB device left: every request of a file still
+ * open answers ENODEV (a daemon that left would make them ENOTCONN), and the
+ * node goes, with the daemon, when the last file closes (release_finish).
+ * Otherwise the node stays: streaming files get no frames (DQBUF waits),
+ * requests to the camera answer ENODEV, and the stream resumes when the
+ * camera comes back (on_arrival). */
+void device_camera_unplugged(struct device *dev)
+{
+	if (!dev->linger) {
+		if (dev->unplugged)
+			return;
+		dev->unplugged = true;
+		dev->stream_failed = true;
+		vq_set_error(&dev->node.queue);
+		camera_transfers_stop(dev, -ENODEV);
+		answer_parked_enodev(dev);
+		device_changed(dev);
+		if (!dev->n_files) {
+			log_info("camera unplugged: removing /dev/%s", dev->name);
+			loop_quit(dev->loop, 0);
+		} else {
+			log_info("camera unplugged: /dev/%s answers ENODEV, and goes when its %u open "
+				 "files close", dev->name, dev->n_files);
+		}
+		return;
+	}
+	if (dev->detached)
+		return;
+	dev->detached = true;
+	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
+	dev->frames_lost_since = dev->detached_at;
+	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
+	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
+	node_source_change(&dev->node);
+	device_wake_all(dev);
+	device_linger_update(dev);
+	device_changed(dev);
+}
+
+/* The camera is away: its probe control answers from what the node set,
+ * the sizes left for uvc_probe_fixup to take from the descriptors, so that
+ * an app may still set a format the descriptors list (GStreamer does so
+ * when V4L2_EVENT_SOURCE_CHANGE tells it of the unplug). The camera
+ * negotiates it for real when it comes back (device_on_camera_arrived). The bytes
+ * of the answer, or -ENODEV for any other request. */
+int device_probe_while_away(struct device *dev, const struct ctrls_request *r, const uint8_t *out,
+			    uint8_t *answer, size_t answer_size)
+{
+	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
+	if (r->selector != UVC_VS_PROBE_CONTROL || r->size != size || size > answer_size)
+		return -ENODEV;
+	if (r->query == UVC_SET_CUR) {
+		if (uvc_probe_decode(out, size, &dev->away_probe) < 0)
+			return -EINVAL;
+		dev->probed_away = true;
+		return (int)size;
+	}
+	if (r->query != UVC_GET_CUR && r->query != UVC_GET_MIN && r->query != UVC_GET_MAX &&
+	    r->query != UVC_GET_DEF)
+		return -ENODEV;
+	struct uvc_probe p = dev->probed_away ? dev->away_probe : dev->node.probe;
+	p.max_video_frame_size = 0;
+	p.max_payload_transfer_size = 0;
+	uvc_probe_encode(&p, answer, size);
+	return (int)size;
+}
+
+/* The linger timer runs while the camera is away and no file is open. */
+void device_linger_update(struct device *dev)
+{
+	bool arm = dev->detached && dev->n_files == 0;
+	if (dev->linger_fd < 0 || arm == dev->linger_armed)
+		return;
+	struct itimerspec its = { .it_value = { .tv_sec = arm ? dev->linger : 0 } };
+	if (timerfd_settime(dev->linger_fd, 0, &its, NULL) < 0) {
+		log_warn("linger timer: %s", strerror(errno));
+		return;
+	}
+	dev->linger_armed = arm;
+	if (arm)
+		log_info("no file open: /dev/%s goes in %u s unless the camera comes back", dev->name,
+			 dev->linger);
+}
+
+void device_on_linger(void *data, uint32_t events)
+{
+	struct device *dev = data;
+	(void)events;
+	uint64_t n;
+	if (read(dev->linger_fd, &n, sizeof(n)) < 0)
+		return;
+	log_info("camera not back after %u s with no file open: removing /dev/%s", dev->linger,
+		 dev->name);
+	dev->unplugged = true;
+	loop_quit(dev->loop, 0);
+}
+
+void device_on_camera_left(void *data)
+{
+	struct device *dev = data;
+	if (usb_camera_gone(dev->cam))
+		device_camera_unplugged(dev);
+}
+
+/* The camera's controls as apps left them, sent again: the remembered
+ * ones through the settings store, synchronously (no app request runs
+ * meanwhile: every one met the camera's absence at once). */
+static void restore_after_replug(struct device *dev)
+{
+	if (!dev->settings || dev->calls)
+		return;
+	dev->node.async = false;
+	settings_store_restore(dev->settings);
+	dev->node.async = true;
+}
+
+void device_on_camera_arrived(void *data)
+{
+	struct device *dev = data;
+	/* an unplug only a request saw (no stream, no status endpoint) */
+	if (!dev->detached && usb_camera_gone(dev->cam))
+		device_camera_unplugged(dev);
+	if (!dev->detached)
+		return;
+	char err[256];
+	int r = usb_camera_reattach(dev->cam, err, sizeof(err));
+	if (r == -ENODEV)
+		return; /* another device of the same model */
+	if (r) {
+		log_warn("a camera arrived but is not taken: %s", err);
+		return;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double away = (double)(now.tv_sec - dev->detached_at.tv_sec) +
+		      (double)(now.tv_nsec - dev->detached_at.tv_nsec) / 1e9;
+	dev->detached = false;
+	device_linger_update(dev);
+	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
+	restore_after_replug(dev);
+	if (dev->probed_away) {
+		/* the format set while it was away, negotiated for real
+		 * (synchronously, as the restore: no app request runs meanwhile) */
+		struct uvc_probe got;
+		int err2 = usb_probe_negotiate(dev->cam, 0, &dev->node.probe, &got);
+		if (err2)
+			log_warn("probe of the format set while the camera was away: %s",
+				 strerror(-err2));
+		else
+			dev->node.probe = got;
+		dev->probed_away = false;
+	}
+	device_status_start(dev);
+	if (dev->node.queue.streaming) {
+		/* the frames the camera would have sent meanwhile are a gap in
+		 * the sequence numbers */
+		uint32_t interval = dev->node.probe.interval ? dev->node.probe.interval : 333333;
+		double lost = (double)(now.tv_sec - dev->frames_lost_since.tv_sec) +
+			      (double)(now.tv_nsec - dev->frames_lost_since.tv_nsec) / 1e9;
+		uint64_t offset = dev->next_sequence + (uint64_t)(lost * 1e7 / interval);
+		uint64_t frames0 = dev->stream_frames0, errors0 = dev->stream_errors0;
+		int err2 = device_stream_on(dev, &dev->node.probe);
+		dev->stream_frames0 = frames0; /* the same stream goes on */
+		dev->stream_errors0 = errors0;
+		dev->seq_offset = offset;
+		dev->next_sequence = offset;
+		if (err2) {
+			log_error("cannot resume the stream: %s", strerror(-err2));
+			vq_set_error(&dev->node.queue);
+		}
+	}
+	node_source_change(&dev->node);
+	device_wake_all(dev);
+	device_changed(dev);
+}
+
