@@ -7,7 +7,7 @@
 # brightness set before the unplug is in effect after it. A non-blocking
 # file meanwhile: V4L2_EVENT_SOURCE_CHANGE at the unplug and the replug, no
 # POLLIN and DQBUF EAGAIN while the camera is away (replug_client.py). The
-# same for a read() client and for ffmpeg through the library. Then an
+# same for a read() client, ffmpeg and GStreamer through the library. Then an
 # unplug with no file open: the node goes after the linger and the daemon
 # exits 0. Last, --exit-on-unplug: open files get ENODEV, and the node goes
 # once they close. Runs under --systemd: libusb hears of hotplug through
@@ -73,6 +73,16 @@ step "ffmpeg through the library: the same"
 	-f rawvideo "$WORK/ffmpeg.yuyv" >"$WORK/app.log" 2>&1 &
 replug_during $!
 framecheck "$WORK/ffmpeg.yuyv" YUYV 640x480 --min-frames 240 --expect-brightness 40 |
+	grep -E '^(frames|mean luma|verdict)'
+
+step "GStreamer (v4l2src through the library): the same"
+# (v4l2src's buffer pool subscribes to V4L2_EVENT_SOURCE_CHANGE, and the
+# element renegotiates its format at it, while the camera is away)
+"$UVCUSE_RUN" gst-launch-1.0 -q v4l2src device="$NODE" num-buffers=240 \
+	! video/x-raw,format=YUY2,width=640,height=480,framerate=30/1 \
+	! filesink location="$WORK/gst.yuyv" >"$WORK/app.log" 2>&1 &
+replug_during $!
+framecheck "$WORK/gst.yuyv" YUYV 640x480 --min-frames 240 --expect-brightness 40 |
 	grep -E '^(frames|mean luma|verdict)'
 
 step "unplugged with no file open: the node goes after the linger"
