@@ -59,7 +59,7 @@ static void camera_transfers_stop(struct device *dev, int streamon_err)
  * node goes, with the daemon, when the last file closes (release_finish).
  * Otherwise the node stays: streaming files get no frames (DQBUF waits),
  * requests to the camera answer ENODEV, and the stream resumes when the
- * camera comes back (on_arrival). */
+ * camera comes back (device_on_camera_arrived). */
 void device_camera_unplugged(struct device *dev)
 {
 	if (!dev->linger) {
