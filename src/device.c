@@ -145,7 +145,7 @@ static void give_buffer(struct device *dev)
 
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p);
 
-/* Frames or errors device_changed what waiting requests would get: run them
+/* Frames or errors changed what waiting requests would get: run them
  * again, and wake pollers. */
 void device_wake_all(struct device *dev)
 {
@@ -378,7 +378,9 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?
 					   0 :
 					   probe->max_video_frame_size);
-	vq_requeue(&dev->node.queue, dev->given); /* (none: device_stop_frames took it back) */
+	/* none is given: device_stop_frames took it back, and nothing is handed
+	 * out while the camera is away; queued again rather than lost if so */
+	vq_requeue(&dev->node.queue, dev->given);
 	dev->given = NULL;
 	dev->given_native = NULL;
 	dev->stream_failed = false;
@@ -858,6 +860,7 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 	}
 }
 
+static void on_call_answer(void *opaque, int result, const uint8_t *answer);
 
 /* Runs the calls in line while none waits for the camera. */
 static void calls_pump(struct device *dev)
@@ -882,21 +885,14 @@ static void calls_pump(struct device *dev)
 			res == NODE_CAMERA ? node_camera_need(&dev->node) : NULL;
 		if (res == NODE_CAMERA && !need)
 			res = -EIO; /* cannot happen: a call waits for a request it names */
-		if (need && need->ctrl.streaming && dev->detached) {
-			uint8_t answer[64];
-			int result = device_probe_while_away(dev, &need->ctrl, need->out, answer,
-						      sizeof(answer));
-			device_call_answered(dev, result, answer); /* (no pump inside this one) */
-			continue;
-		}
 		if (need) {
 			int err = need->ctrl.streaming ?
 					  usb_vs_submit(dev->cam, 0, need->ctrl.query,
 							need->ctrl.selector, need->out, need->ctrl.size,
-							device_call_answered, dev, &dev->inflight) :
+							on_call_answer, dev, &dev->inflight) :
 					  usb_ctrl_submit(dev->cam, need->ctrl.query, need->ctrl.entity,
 							  need->ctrl.selector, need->out, need->ctrl.size,
-							  device_call_answered, dev, &dev->inflight);
+							  on_call_answer, dev, &dev->inflight);
 			if (err) {
 				node_camera_answer(&dev->node, err, NULL);
 				continue;
@@ -914,7 +910,7 @@ static void calls_pump(struct device *dev)
 	dev->pumping = false;
 }
 
-void device_call_answered(void *opaque, int result, const uint8_t *answer)
+static void on_call_answer(void *opaque, int result, const uint8_t *answer)
 {
 	struct device *dev = opaque;
 	dev->inflight = NULL;
@@ -1085,7 +1081,7 @@ static void op_release(void *ctx, void *data)
 }
 
 /* The buffer socket opens to whoever may open the node (udev may have
- * device_changed its group or ACL since the last HELLO). */
+ * changed its group or ACL since the last HELLO). */
 static void bufshare_sync_node(struct device *dev)
 {
 	char node[sizeof(dev->name) + 8];

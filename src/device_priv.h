@@ -141,10 +141,9 @@ struct device {
 	struct timespec detached_at;
 	/* since when the stream lost frames: the unplug, or a STREAMON after it */
 	struct timespec frames_lost_since;
-	/* a format set while the camera was away (probe_while_away): the camera
-	 * negotiates it for real when it comes back */
-	bool probed_away;
-	struct uvc_probe away_probe;
+	/* the probe the camera took before it went: one the node changed while
+	 * it was away (from the descriptors) is negotiated when it is back */
+	struct uvc_probe probe_at_unplug;
 	int linger_fd;           /* timerfd, armed while detached with no file open */
 	bool linger_armed;
 	/* Sequence numbers go on across a replug, jumping by the frames the
@@ -171,8 +170,6 @@ void device_answer_streamons(struct device *dev, int err);
 int device_stream_on(void *dev, const struct uvc_probe *probe);
 /* The status endpoint's transfer starts (when the camera has one). */
 void device_status_start(struct device *dev);
-/* The answer to the camera call's request in flight. */
-void device_call_answered(void *dev, int result, const uint8_t *answer);
 
 /* --- device_replug.c ----------------------------------------------------- */
 
@@ -187,9 +184,5 @@ void device_on_linger(void *dev, uint32_t events);
 /* usb_ctx_watch's callbacks. */
 void device_on_camera_left(void *dev);
 void device_on_camera_arrived(void *dev);
-/* A probe-control request of a camera call while the camera is away,
- * answered here: the bytes of the answer, or -errno. */
-int device_probe_while_away(struct device *dev, const struct ctrls_request *r, const uint8_t *out,
-			    uint8_t *answer, size_t answer_size);
 
 #endif

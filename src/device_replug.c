@@ -1,6 +1,6 @@
 /* The node outlives its camera: what happens when the camera is unplugged
  * (--exit-on-unplug: a dead node that answers ENODEV; else a node that
- * waits, its probe control answered from the descriptors), the linger
+ * waits, its formats taken from the descriptors), the linger
  * timer, and the camera taken back when it returns (see
  * docs/architecture.md, "Unplug"). */
 #include <errno.h>
@@ -85,6 +85,8 @@ void device_camera_unplugged(struct device *dev)
 	dev->detached = true;
 	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
 	dev->frames_lost_since = dev->detached_at;
+	dev->node.camera_away = true;
+	dev->probe_at_unplug = dev->node.probe;
 	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
 	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
 	node_source_change(&dev->node);
@@ -93,32 +95,12 @@ void device_camera_unplugged(struct device *dev)
 	device_changed(dev);
 }
 
-/* The camera is away: its probe control answers from what the node set,
- * the sizes left for uvc_probe_fixup to take from the descriptors, so that
- * an app may still set a format the descriptors list (GStreamer does so
- * when V4L2_EVENT_SOURCE_CHANGE tells it of the unplug). The camera
- * negotiates it for real when it comes back (device_on_camera_arrived). The bytes
- * of the answer, or -ENODEV for any other request. */
-int device_probe_while_away(struct device *dev, const struct ctrls_request *r, const uint8_t *out,
-			    uint8_t *answer, size_t answer_size)
+/* Whether a probe differs from the camera's in what negotiation settles. */
+static bool probe_changed(const struct uvc_probe *a, const struct uvc_probe *b)
 {
-	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
-	if (r->selector != UVC_VS_PROBE_CONTROL || r->size != size || size > answer_size)
-		return -ENODEV;
-	if (r->query == UVC_SET_CUR) {
-		if (uvc_probe_decode(out, size, &dev->away_probe) < 0)
-			return -EINVAL;
-		dev->probed_away = true;
-		return (int)size;
-	}
-	if (r->query != UVC_GET_CUR && r->query != UVC_GET_MIN && r->query != UVC_GET_MAX &&
-	    r->query != UVC_GET_DEF)
-		return -ENODEV;
-	struct uvc_probe p = dev->probed_away ? dev->away_probe : dev->node.probe;
-	p.max_video_frame_size = 0;
-	p.max_payload_transfer_size = 0;
-	uvc_probe_encode(&p, answer, size);
-	return (int)size;
+	return a->format_index != b->format_index || a->frame_index != b->frame_index ||
+	       a->interval != b->interval || a->max_video_frame_size != b->max_video_frame_size ||
+	       a->max_payload_transfer_size != b->max_payload_transfer_size;
 }
 
 /* The linger timer runs while the camera is away and no file is open. */
@@ -193,10 +175,12 @@ void device_on_camera_arrived(void *data)
 	dev->detached = false;
 	device_linger_update(dev);
 	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
+	dev->node.camera_away = false;
 	restore_after_replug(dev);
-	if (dev->probed_away) {
-		/* the format set while it was away, negotiated for real
-		 * (synchronously, as the restore: no app request runs meanwhile) */
+	if (probe_changed(&dev->probe_at_unplug, &dev->node.probe)) {
+		/* a format set while it was away (from the descriptors),
+		 * negotiated for real (synchronously, as the restore: no app
+		 * request runs meanwhile) */
 		struct uvc_probe got;
 		int err2 = usb_probe_negotiate(dev->cam, 0, &dev->node.probe, &got);
 		if (err2)
@@ -204,7 +188,6 @@ void device_on_camera_arrived(void *data)
 				 strerror(-err2));
 		else
 			dev->node.probe = got;
-		dev->probed_away = false;
 	}
 	device_status_start(dev);
 	if (dev->node.queue.streaming) {

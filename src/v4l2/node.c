@@ -222,6 +222,13 @@ static int vs_request(void *ctx, uint8_t query, uint8_t selector, uint8_t *data,
  * however it failed (STALL, short, timeout). */
 static int camera_probe(struct node *n, const struct uvc_probe *want, struct uvc_probe *got)
 {
+	if (n->camera_away) {
+		*got = *want;
+		got->max_video_frame_size = 0;
+		got->max_payload_transfer_size = 0;
+		uvc_probe_fixup(n->stream, got);
+		return 0;
+	}
 	if (!(n->async && call_running(n)))
 		return n->ops->probe ? n->ops->probe(n->dev, want, got) : -EIO;
 	struct uvc_probe_notes notes;

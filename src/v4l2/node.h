@@ -133,6 +133,11 @@ struct node {
 	/* Camera requests wait (NODE_CAMERA) instead of running through
 	 * ops->ctrl_request; off at start-up, when nothing else is served. */
 	bool async;
+	/* The camera is unplugged (the device keeps the node): TRY_FMT, S_FMT
+	 * and S_PARM take the probe from the descriptors, as uvc_probe_fixup
+	 * repairs a camera's answer, and the device negotiates the probe with
+	 * the camera when it comes back. */
+	bool camera_away;
 	struct node_call *call; /* the call waiting for the camera (node_call.c) */
 	/* ENUM_FMT/ENUM_FRAMESIZES/ENUM_FRAMEINTERVALS also list the converted
 	 * formats (v4l2/conv_formats); false: exactly uvcvideo's list. */

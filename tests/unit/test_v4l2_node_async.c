@@ -579,6 +579,42 @@ START_TEST(probe_async_as_sync)
 }
 END_TEST
 
+/* With the camera unplugged (the device keeps the node), TRY_FMT, S_FMT
+ * and S_PARM answer at once from the descriptors, the camera asked
+ * nothing: the same format and sizes as the camera gives, a payload size
+ * for the largest alternate setting. */
+START_TEST(probe_while_camera_away)
+{
+	struct node_file fs, fa;
+	node_open(&s_sync.node, &fs);
+	node_open(&s_async.node, &fa);
+	s_async.node.camera_away = true;
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	f.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	f.fmt.pix.width = 1280;
+	f.fmt.pix.height = 720;
+	struct v4l2_format g = f;
+	unsigned rounds;
+	ck_assert_int_eq(run(&s_async, &fa, VIDIOC_TRY_FMT, &f, &rounds), 0);
+	ck_assert_uint_eq(rounds, 0);
+	ck_assert_int_eq(run(&s_async, &fa, VIDIOC_S_FMT, &f, &rounds), 0);
+	ck_assert_uint_eq(rounds, 0);
+	ck_assert_int_eq(run(&s_sync, &fs, VIDIOC_S_FMT, &g, NULL), 0);
+	ck_assert_int_eq(memcmp(&f, &g, sizeof(f)), 0);
+	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(s_async.node.frame->width, 1280);
+	ck_assert_uint_gt(s_async.node.probe.max_payload_transfer_size, 0);
+	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 5 };
+	ck_assert_int_eq(run(&s_async, &fa, VIDIOC_S_PARM, &parm, &rounds), 0);
+	ck_assert_uint_eq(rounds, 0);
+	ck_assert_uint_eq(parm.parm.capture.timeperframe.denominator, 5);
+	ck_assert_uint_eq(s_async.requests, 0);
+	node_release(&s_sync.node, &fs);
+	node_release(&s_async.node, &fa);
+}
+END_TEST
+
 /* While an S_FMT waits for the camera, another file's G_FMT answers at
  * once with the format as it was, and its REQBUFS then makes the
  * S_FMT answer EBUSY when it is made again (it checks afresh). */
@@ -684,6 +720,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, call_abandoned_while_waiting);
 	tcase_add_test(tc, probe_async_as_sync);
 	tcase_add_test(tc, probe_waiting_leaves_others_alone);
+	tcase_add_test(tc, probe_while_camera_away);
 	suite_add_tcase(s, tc);
 	return s;
 }
