@@ -15,7 +15,7 @@
  *   log-level = error|warning|info|debug
  *   convert = on|off    offer the converted formats (default on)
  *   convert-threads = N threads that convert frames, 1..64 (default: cores)
- *   exclusive = on|off  one app at a time (kept for the sharing issue)
+ *   exclusive = on|off  one process streams at a time (--exclusive)
  *   linger = SECONDS    how long the node outlives an unplugged camera with
  *                       no file open (--linger), 0..86400 (0:
  *                       --exit-on-unplug)

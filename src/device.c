@@ -66,20 +66,7 @@ static int mem_alloc(void *data, struct vq_buffer *b, size_t size)
 
 static void mem_release(void *data, struct vq_buffer *b)
 {
-	struct device *dev = data;
-	/* No worker may write into memory that goes away. The node stops the
-	 * stream (op_stream_off) before the queue frees buffers; this only
-	 * guards that order. */
-	if (dev->conv && convert_stream_busy(dev->conv)) {
-		log_warn("buffers freed while frames were being converted: conversion stopped");
-		uvc_assembler_reset(&dev->assembler); /* it may be writing a native buffer */
-		dev->conv_discard = true; /* the queue is freeing: leave it alone */
-		convert_stream_stop(dev->conv);
-		dev->conv_discard = false;
-		dev->converting = false;
-		dev->given_native = NULL;
-		dev->n_held = 0;
-	}
+	frames_forget_buffer(data, b);
 	if (b->mem)
 		munmap(b->mem, b->length);
 	close((int)(intptr_t)b->mem_priv);
@@ -92,9 +79,9 @@ static const struct vq_mem_ops mem_ops = { .alloc = mem_alloc, .release = mem_re
  * offset, for the queue's owner only. */
 static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd)
 {
-	struct device *dev = ctx;
+	(void)ctx;
 	struct dev_file *df = file;
-	struct vq *q = &dev->node.queue;
+	struct vq *q = &df->nf.proc->queue;
 	struct vq_buffer *b;
 	if (q->owner != &df->nf)
 		return -EACCES;
@@ -116,31 +103,14 @@ static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, i
 	return 0;
 }
 
-/* --- frames ------------------------------------------------------------ */
+/* --- frames: device_frames.c --------------------------------------------- */
 
-/* The next queued buffer becomes the one the assembler fills (with
- * conversion: a native buffer of the converter). */
-static void give_buffer(struct device *dev)
+/* Frames dropped: errored ones (by the assembler, as uvcvideo drops them;
+ * most never reach the device, their buffer reused at once) and those lost
+ * after assembly. */
+static uint64_t frames_dropped_total(const struct device *dev)
 {
-	if (dev->detached || dev->unplugged)
-		return; /* no stream to fill it: it stays queued for the replug */
-	if (dev->converting) {
-		size_t cap;
-		uint8_t *native;
-		if (dev->given_native || !dev->node.queue.streaming ||
-		    !(native = convert_stream_native(dev->conv, &cap)))
-			return;
-		dev->given_native = native;
-		uvc_assembler_set_buffer(&dev->assembler, native, cap);
-		return;
-	}
-	if (dev->given || !dev->node.queue.streaming)
-		return;
-	struct vq_buffer *b = vq_next(&dev->node.queue);
-	if (!b)
-		return;
-	dev->given = b;
-	uvc_assembler_set_buffer(&dev->assembler, b->mem, b->length);
+	return dev->assembler.stats.frames_dropped + dev->frames_dropped;
 }
 
 static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p);
@@ -163,133 +133,6 @@ void device_wake_all(struct device *dev)
 	}
 }
 
-static struct timeval frame_time(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (struct timeval){ .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
-}
-
-/* Held native frames go to the pool as the app's buffers allow, oldest
- * first, each straight into the next queued buffer. */
-static void submit_held(struct device *dev)
-{
-	struct vq_buffer *b;
-	while (dev->converting && dev->n_held && (b = vq_next(&dev->node.queue))) {
-		struct held_frame h = dev->held[0];
-		memmove(&dev->held[0], &dev->held[1], --dev->n_held * sizeof(dev->held[0]));
-		if (convert_stream_submit(dev->conv, h.native, h.len, b->mem, b->length, b, &h.meta)) {
-			dev->frames_dropped++;
-			vq_requeue(&dev->node.queue, b);
-			convert_stream_unused(dev->conv, h.native);
-		}
-	}
-}
-
-/* A native frame of a converted stream is complete: the app's next queued
- * buffer receives its conversion. While the app has none queued the frame
- * waits in its native buffer (uvcvideo would drop it); when too many wait,
- * the oldest is lost, its sequence number skipped. */
-/* The V4L2 sequence number of a frame of the assembler. */
-static uint64_t frame_sequence(struct device *dev, const struct uvc_frame_event *ev)
-{
-	uint64_t seq = ev->sequence + dev->seq_offset;
-	dev->next_sequence = seq + 1;
-	return seq;
-}
-
-static void on_native_frame(struct device *dev, const struct uvc_frame_event *ev)
-{
-	uint8_t *native = dev->given_native;
-	if (!native || ev->buf != native)
-		return; /* cannot happen: the assembler only writes what we gave */
-	dev->given_native = NULL;
-	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
-		convert_stream_unused(dev->conv, native);
-	} else {
-		/* held until the app has a buffer queued: the newest frames,
-		 * as many as leaves the assembler a buffer and a thread one */
-		if (dev->n_held == HELD_MAX || dev->n_held + 2 >= convert_stream_slots(dev->conv)) {
-			dev->frames_no_app_buffer++;
-			convert_stream_unused(dev->conv, dev->held[0].native);
-			memmove(&dev->held[0], &dev->held[1], --dev->n_held * sizeof(dev->held[0]));
-		}
-		dev->held[dev->n_held++] = (struct held_frame){
-			.native = native,
-			.len = ev->bytesused,
-			.meta = { .sequence = (uint32_t)frame_sequence(dev, ev),
-				  .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
-				  .timestamp = frame_time() },
-		};
-		submit_held(dev);
-	}
-	give_buffer(dev);
-}
-
-/* A converted frame is back from the pool, in order. */
-static void on_converted(void *data, void *cookie, long result,
-			 const struct convert_frame_meta *meta)
-{
-	struct device *dev = data;
-	struct vq_buffer *b = cookie;
-	if (result == -ECANCELED) {
-		/* the stream stops: the buffer goes back unused (ignored when
-		 * the queue took it back already) */
-		if (!dev->conv_discard)
-			vq_requeue(&dev->node.queue, b);
-		return;
-	}
-	if (result < 0) {
-		/* as an errored frame under uvcvideo's rules: dropped, its
-		 * sequence number skipped, the buffer reused */
-		dev->frames_undecodable++;
-		log_debug("frame %u does not convert: %s", meta->sequence, strerror((int)-result));
-		vq_requeue(&dev->node.queue, b);
-	} else {
-		dev->frames++;
-		dev->frames_converted++;
-		vq_done(&dev->node.queue, b, (uint32_t)result, meta->flags, (int64_t)meta->sequence,
-			&meta->timestamp);
-	}
-	give_buffer(dev);
-	device_wake_all(dev);
-}
-
-/* Frames dropped: errored ones (by the assembler, as uvcvideo drops them;
- * most never reach on_frame, their buffer reused at once) and those lost
- * after assembly. */
-static uint64_t frames_dropped_total(const struct device *dev)
-{
-	return dev->assembler.stats.frames_dropped + dev->frames_dropped;
-}
-
-static void on_frame(void *opaque, const struct uvc_frame_event *ev)
-{
-	struct device *dev = opaque;
-	if (dev->converting) {
-		on_native_frame(dev, ev);
-		return;
-	}
-	struct vq_buffer *b = dev->given;
-	if (!b || ev->buf != b->mem)
-		return; /* cannot happen: the assembler only writes what we gave */
-	dev->given = NULL;
-	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
-		vq_requeue(&dev->node.queue, b);
-	} else {
-		struct timeval tv = frame_time();
-		dev->frames++;
-		if (ev->error)
-			dev->frames_error++;
-		vq_done(&dev->node.queue, b, (uint32_t)ev->bytesused,
-			ev->error ? V4L2_BUF_FLAG_ERROR : 0, (int64_t)(uint32_t)frame_sequence(dev, ev),
-			&tv);
-	}
-	give_buffer(dev);
-	device_wake_all(dev);
-}
-
-
 static void on_stream_error(void *opaque, int err)
 {
 	struct device *dev = opaque;
@@ -298,7 +141,7 @@ static void on_stream_error(void *opaque, int err)
 		return;
 	}
 	dev->stream_failed = true;
-	vq_set_error(&dev->node.queue);
+	node_set_error(&dev->node);
 	device_wake_all(dev);
 	if (err == -ENODEV) {
 		device_camera_unplugged(dev);
@@ -344,21 +187,6 @@ void device_answer_streamons(struct device *dev, int err)
 	}
 }
 
-/* The stream stopped or did not start: every buffer handed to the
- * assembler or the converter goes back (no worker writes after this). */
-void device_stop_frames(struct device *dev)
-{
-	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
-	if (dev->given)
-		vq_requeue(&dev->node.queue, dev->given);
-	dev->given = NULL;
-	if (dev->converting)
-		convert_stream_stop(dev->conv); /* requeues through on_converted; frees held frames */
-	dev->converting = false;
-	dev->given_native = NULL;
-	dev->n_held = 0;
-}
-
 int device_stream_on(void *opaque, const struct uvc_probe *probe)
 {
 	struct device *dev = opaque;
@@ -371,44 +199,25 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 		clock_gettime(CLOCK_MONOTONIC, &dev->frames_lost_since);
 		return 0; /* the stream starts when the camera comes back */
 	}
-	const struct uvc_format *format = dev->node.format;
+	const struct uvc_format *format = node_current_fmt(&dev->node)->format;
 	uvc_assembler_reset(&dev->assembler);
 	dev->assembler.drop_errors = true; /* as uvcvideo without nodrop */
 	uvc_assembler_set_expected(&dev->assembler,
 				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?
 					   0 :
 					   probe->max_video_frame_size);
-	/* none is given: device_stop_frames took it back, and nothing is handed
-	 * out while the camera is away; queued again rather than lost if so */
-	vq_requeue(&dev->node.queue, dev->given);
-	dev->given = NULL;
-	dev->given_native = NULL;
 	dev->stream_failed = false;
-	uint32_t conv = dev->node.conv_fourcc;
-	if (conv) {
-		int err = dev->conv ? 0 : -ENOMEM;
-		if (!dev->conv &&
-		    (dev->conv = convert_stream_new(dev->loop, dev->convert_threads, on_converted, dev)))
-			err = 0;
-		if (!err)
-			err = convert_stream_start(dev->conv, format->fourcc, conv, dev->node.frame->width,
-						   dev->node.frame->height,
-						   probe->max_video_frame_size);
-		if (err) {
-			log_error("cannot start converting to %.4s: %s", (const char *)&conv,
-				  strerror(-err));
-			return -ENOMEM;
-		}
-		dev->converting = true;
-	}
-	give_buffer(dev);
+	/* the converters of the processes streaming (after a replug: all) */
+	int err = frames_start(dev);
+	if (err)
+		return err;
 	/* the commit waits for the camera in line with the control requests;
 	 * the stream starts when it is taken (on_committed) */
 	uint8_t bytes[48];
 	size_t size = uvc_probe_size(usb_camera_model(dev->cam)->bcd_uvc);
 	uvc_probe_encode(probe, bytes, size);
 	dev->commit_probe = *probe;
-	int err = usb_vs_submit(dev->cam, 0, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL, bytes,
+	err = usb_vs_submit(dev->cam, 0, UVC_SET_CUR, UVC_VS_COMMIT_CONTROL, bytes,
 				(uint16_t)size, on_committed, dev, &dev->committing);
 	if (err) {
 		dev->committing = NULL;
@@ -446,14 +255,15 @@ static void on_committed(void *opaque, int result, const uint8_t *answer)
 		/* uvcvideo answers EIO for a commit the camera failed */
 		err = err == -ENOSPC ? -ENOSPC : -EIO;
 	} else {
-		uint32_t conv = dev->node.conv_fourcc;
+		const struct node_fmt *run = node_current_fmt(&dev->node);
+		uint32_t conv = run->conv_fourcc;
 		char conv_text[160] = "";
 		if (conv)
 			snprintf(conv_text, sizeof(conv_text), " converted to %.4s (%s)",
-				 (const char *)&conv, cfmt_reason_text(dev->node.conv_reason));
+				 (const char *)&conv, cfmt_reason_text(run->conv_reason));
 		log_info("streaming %.4s %ux%u%s, %u us per frame",
-			 (const char *)&dev->node.format->fourcc, dev->node.frame->width,
-			 dev->node.frame->height, conv_text, probe->interval / 10);
+			 (const char *)&run->format->fourcc, run->frame->width, run->frame->height,
+			 conv_text, probe->interval / 10);
 	}
 	if (err) {
 		device_stop_frames(dev);
@@ -479,12 +289,6 @@ static void op_stream_off(void *opaque)
 		 (unsigned long long)(dev->frames_error - dev->stream_errors0));
 }
 
-static void op_buffer_queued(void *opaque)
-{
-	submit_held(opaque);
-	give_buffer(opaque);
-}
-
 /* Synchronous: for start-up only (GET_INFO, saved settings), before the
  * node is registered; once clients may come the node is asynchronous and
  * its requests go through the call queue (camera_call). */
@@ -500,7 +304,9 @@ static const struct node_ops node_ops = {
 	.probe_done = op_probe_done,
 	.stream_on = device_stream_on,
 	.stream_off = op_stream_off,
-	.buffer_queued = op_buffer_queued,
+	.consumer_on = frames_consumer_on,
+	.consumer_off = frames_consumer_off,
+	.buffer_queued = frames_buffer_queued,
 	.ctrl_request = op_ctrl_request,
 	.log_status = op_log_status,
 };
@@ -694,18 +500,21 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)st.packets, (unsigned long long)st.errors);
 	node_log_status(&dev->node, status_line, &sl);
 	char conv[160] = "";
-	if (dev->conv)
+	unsigned threads, converters = frames_converters(dev, &threads);
+	if (converters)
 		snprintf(conv, sizeof(conv),
 			 "; converted: %llu on %u threads, undecodable: %llu, no app buffer: %llu",
-			 (unsigned long long)dev->frames_converted, convert_stream_threads(dev->conv),
+			 (unsigned long long)dev->frames_converted, threads,
 			 (unsigned long long)dev->frames_undecodable,
 			 (unsigned long long)dev->frames_no_app_buffer);
-	/* "no buffer queued": frames lost because the app had given back no
-	 * buffer in time (its own lateness, as with any driver) */
+	/* "no buffer queued": frames lost because an app had given back no
+	 * buffer in time (its own lateness, as with any driver): before
+	 * assembly (one app), or at its copy or conversion */
 	status_line(&sl, "frames: %llu, with errors: %llu, dropped: %llu, no buffer queued: %llu%s%s",
 		    (unsigned long long)dev->frames, (unsigned long long)dev->frames_error,
 		    (unsigned long long)frames_dropped_total(dev),
-		    (unsigned long long)dev->assembler.stats.frames_no_buffer, conv,
+		    (unsigned long long)(dev->assembler.stats.frames_no_buffer +
+					 dev->frames_no_app_buffer), conv,
 		    dev->stream_failed ? "; stream failed" : "");
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
@@ -1004,7 +813,13 @@ static int op_open(void *ctx, struct cuse_file *file, int flags, void **data)
 		return -ENOMEM;
 	df->dev = dev;
 	df->cuse = file;
-	node_open(&dev->node, &df->nf);
+	/* the file joins its process's queue: several processes stream at
+	 * once, each on its own (node.h, node_proc) */
+	pid_t tgid = bufshare_tgid(cuse_file_opener(file));
+	if (node_open_pid(&dev->node, &df->nf, tgid > 0 ? tgid : cuse_file_opener(file))) {
+		free(df);
+		return -ENOMEM;
+	}
 	df->next = dev->files;
 	dev->files = df;
 	dev->n_files++;
@@ -1245,14 +1060,14 @@ static void op_interrupt(void *ctx, void *data, struct cuse_req *req)
 static void op_answer_lost(void *ctx, void *data, unsigned int cmd, const void *arg)
 {
 	struct device *dev = ctx;
-	(void)data;
-	if (cmd != VIDIOC_DQBUF)
+	struct dev_file *df = data;
+	if (cmd != VIDIOC_DQBUF || !df || !df->nf.proc)
 		return;
 	const struct v4l2_buffer *b = arg;
 	log_debug("DQBUF of buffer %u not delivered (interrupted): it stays done", b->index);
 	/* No wake-up from here (we may be inside a reply): a DQBUF parked
 	 * meanwhile gets it with the next frame, in order. */
-	node_dqbuf_lost(&dev->node, b);
+	node_dqbuf_lost(&dev->node, &df->nf, b);
 }
 
 static const struct cuse_server_ops cuse_ops = {
@@ -1361,7 +1176,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	startup_controls(dev, ctrls);
 	struct uvc_probe probe;
 	startup_probe(dev, &probe);
-	uvc_assembler_init(&dev->assembler, on_frame, dev);
+	uvc_assembler_init(&dev->assembler, frames_on_frame, dev);
 	res = node_init(&dev->node, usb_camera_model(dev->cam), &ident, &probe, &node_ops, dev,
 			&mem_ops, dev);
 	if (res) {
@@ -1374,6 +1189,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->node.ctrls = *ctrls;
 	free(ctrls);
 	dev->node.convert = cfg->convert;
+	dev->node.exclusive = cfg->exclusive;
 	dev->convert_threads = cfg->convert_threads;
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
@@ -1463,7 +1279,7 @@ void device_free(struct device *dev)
 		free(df);
 	}
 	node_destroy(&dev->node); /* stops the stream, and conversion with it */
-	convert_stream_free(dev->conv);
+	frames_free(dev);
 	usb_camera_close(dev->cam);
 	free(dev);
 }
@@ -1484,13 +1300,14 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	snprintf(out->port_path, sizeof(out->port_path), "%s", id->port_path);
 	snprintf(out->bus_info, sizeof(out->bus_info), "%s", id->bus_info);
 	out->interface = id->control_interface;
-	if (dev->node.format && dev->node.frame) {
-		/* what the apps get */
-		out->fourcc = dev->node.conv_fourcc ? dev->node.conv_fourcc : dev->node.format->fourcc;
-		out->width = dev->node.frame->width;
-		out->height = dev->node.frame->height;
+	const struct node_fmt *cur = node_current_fmt(&dev->node);
+	if (cur->format && cur->frame) {
+		/* what the apps get (the first process to stream, when several do) */
+		out->fourcc = cur->conv_fourcc ? cur->conv_fourcc : cur->format->fourcc;
+		out->width = cur->frame->width;
+		out->height = cur->frame->height;
 	}
-	out->interval = dev->node.probe.interval;
+	out->interval = cur->probe.interval;
 	out->streaming = usb_stream_running(dev->cam);
 	out->away = dev->detached;
 	out->frames = dev->frames;

@@ -25,9 +25,9 @@ struct device_config {
 	bool convert;
 	unsigned convert_threads;
 	struct settings_store_config settings; /* remembered controls */
-	/* From the config files, validated and kept for the work that will use
-	 * them: one app at a time (sharing), seconds the node outlives an
-	 * unplugged camera (linger). */
+	/* One process streams at a time, as uvcvideo (--exclusive); else
+	 * several stream the camera at once (node.h, node_proc). Seconds the
+	 * node outlives an unplugged camera (linger). */
 	bool exclusive;
 	unsigned linger;
 	device_change_cb on_change; /* may be NULL */

@@ -51,6 +51,36 @@ struct held_frame {
 	struct convert_frame_meta meta;
 };
 
+/* A process the camera's frames go to (device_frames.c): node_proc p's
+ * queue, fed natively or through its own converter. */
+struct dev_consumer {
+	struct device *dev;
+	struct node_proc *proc;
+	/* its format is converted: the assembler (or a copy of its frame)
+	 * fills conv's native buffers, whose threads convert into the queue */
+	struct convert_stream *conv;
+	bool converting;          /* conv started for the running stream */
+	bool conv_discard;        /* cancelled conversions: do not touch the queue */
+	struct held_frame held[HELD_MAX]; /* finished, waiting for an app buffer */
+	unsigned n_held;
+	uint64_t seq_base;        /* the camera's sequence when it joined */
+	uint64_t frames, missed;  /* frames it got; lost for want of a buffer */
+	bool shared;              /* another process streamed beside it */
+	struct dev_consumer *next;
+};
+
+/* What the assembler writes into: one consumer's queue buffer or native
+ * buffer (the only consumer: no copy), or the device's own fan-out buffer
+ * whose frames are copied to every consumer. */
+enum given_kind { GIVEN_NONE, GIVEN_APP, GIVEN_NATIVE, GIVEN_FAN };
+struct frames_given {
+	enum given_kind kind;
+	struct dev_consumer *c;   /* APP, NATIVE */
+	struct vq_buffer *b;      /* APP */
+	uint8_t *mem;
+	size_t cap;
+};
+
 /* A request that needs the camera (node_uses_camera): an app's ioctl, or a
  * control change from the status endpoint. One runs at a time (it owns the
  * node's call until it answers); the others wait in line, in order. Each
@@ -98,16 +128,13 @@ struct device {
 	struct settings_store *settings; /* NULL: controls not remembered */
 	struct node node;
 	struct uvc_assembler assembler;
-	struct vq_buffer *given; /* the buffer the assembler writes to */
-	/* A converted format streams: the assembler writes into the native
-	 * buffers of conv, whose threads convert into the queue's buffers. */
-	struct convert_stream *conv; /* made at the first converted stream */
+	struct frames_given given;
+	struct dev_consumer *consumers; /* the processes streaming */
+	uint8_t *fan_buf;        /* several consumers: frames assembled here */
+	size_t fan_cap;
+	/* the assembler's frames_no_buffer already put down to a consumer */
+	uint64_t no_buffer_seen;
 	unsigned convert_threads;
-	bool converting;
-	bool conv_discard;       /* cancelled conversions: do not touch the queue */
-	uint8_t *given_native;   /* conv's buffer the assembler writes to */
-	struct held_frame held[HELD_MAX]; /* finished, waiting for an app buffer */
-	unsigned n_held;
 	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
 	struct dev_file *files;
 	unsigned n_files;
@@ -170,6 +197,24 @@ void device_answer_streamons(struct device *dev, int err);
 int device_stream_on(void *dev, const struct uvc_probe *probe);
 /* The status endpoint's transfer starts (when the camera has one). */
 void device_status_start(struct device *dev);
+
+/* --- device_frames.c ----------------------------------------------------- */
+
+/* The assembler's callback: a frame is complete. */
+void frames_on_frame(void *dev, const struct uvc_frame_event *ev);
+/* The next buffer the assembler fills, if it has none. */
+void frames_give(struct device *dev);
+/* node_ops consumer_on/off and buffer_queued. */
+int frames_consumer_on(void *dev, struct node_proc *p);
+void frames_consumer_off(void *dev, struct node_proc *p);
+void frames_buffer_queued(void *dev);
+/* The stream (re)starts: each consumer's converter starts. 0 or -errno. */
+int frames_start(struct device *dev);
+/* A queue buffer is being freed: nothing may write into it any more. */
+void frames_forget_buffer(struct device *dev, struct vq_buffer *b);
+/* For LOG_STATUS: converting consumers and the threads of one. */
+unsigned frames_converters(const struct device *dev, unsigned *threads);
+void frames_free(struct device *dev);
 
 /* --- device_replug.c ----------------------------------------------------- */
 

@@ -67,7 +67,7 @@ void device_camera_unplugged(struct device *dev)
 			return;
 		dev->unplugged = true;
 		dev->stream_failed = true;
-		vq_set_error(&dev->node.queue);
+		node_set_error(&dev->node);
 		camera_transfers_stop(dev, -ENODEV);
 		answer_parked_enodev(dev);
 		device_changed(dev);
@@ -86,7 +86,7 @@ void device_camera_unplugged(struct device *dev)
 	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
 	dev->frames_lost_since = dev->detached_at;
 	dev->node.camera_away = true;
-	dev->probe_at_unplug = dev->node.probe;
+	dev->probe_at_unplug = node_current_fmt(&dev->node)->probe;
 	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
 	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
 	node_source_change(&dev->node);
@@ -177,35 +177,39 @@ void device_on_camera_arrived(void *data)
 	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
 	dev->node.camera_away = false;
 	restore_after_replug(dev);
-	if (probe_changed(&dev->probe_at_unplug, &dev->node.probe)) {
+	/* the running mode cannot change while the camera is away (another
+	 * process's S_FMT answers EBUSY); the node's format can */
+	struct uvc_probe *probe = node_streaming(&dev->node) ? &dev->node.run.probe :
+							       &dev->node.fmt.probe;
+	if (probe_changed(&dev->probe_at_unplug, probe)) {
 		/* a format set while it was away (from the descriptors),
 		 * negotiated for real (synchronously, as the restore: no app
 		 * request runs meanwhile) */
 		struct uvc_probe got;
-		int err2 = usb_probe_negotiate(dev->cam, 0, &dev->node.probe, &got);
+		int err2 = usb_probe_negotiate(dev->cam, 0, probe, &got);
 		if (err2)
 			log_warn("probe of the format set while the camera was away: %s",
 				 strerror(-err2));
 		else
-			dev->node.probe = got;
+			*probe = got;
 	}
 	device_status_start(dev);
-	if (dev->node.queue.streaming) {
+	if (node_streaming(&dev->node)) {
 		/* the frames the camera would have sent meanwhile are a gap in
 		 * the sequence numbers */
-		uint32_t interval = dev->node.probe.interval ? dev->node.probe.interval : 333333;
+		uint32_t interval = probe->interval ? probe->interval : 333333;
 		double lost = (double)(now.tv_sec - dev->frames_lost_since.tv_sec) +
 			      (double)(now.tv_nsec - dev->frames_lost_since.tv_nsec) / 1e9;
 		uint64_t offset = dev->next_sequence + (uint64_t)(lost * 1e7 / interval);
 		uint64_t frames0 = dev->stream_frames0, errors0 = dev->stream_errors0;
-		int err2 = device_stream_on(dev, &dev->node.probe);
+		int err2 = device_stream_on(dev, probe);
 		dev->stream_frames0 = frames0; /* the same stream goes on */
 		dev->stream_errors0 = errors0;
 		dev->seq_offset = offset;
 		dev->next_sequence = offset;
 		if (err2) {
 			log_error("cannot resume the stream: %s", strerror(-err2));
-			vq_set_error(&dev->node.queue);
+			node_set_error(&dev->node);
 		}
 	}
 	node_source_change(&dev->node);

@@ -38,7 +38,7 @@
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
        OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT, OPT_CONVERT_THREADS,
-       OPT_LINGER, OPT_EXIT_ON_UNPLUG };
+       OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE };
 
 static void usage(FILE *out)
 {
@@ -74,6 +74,9 @@ static void usage(FILE *out)
 		"      --no-convert         offer only the camera's own formats, as uvcvideo\n"
 		"      --convert-threads N  threads that convert frames (default: one per\n"
 		"                           core)\n"
+		"Sharing:\n"
+		"      --exclusive          one process streams at a time, as uvcvideo (by\n"
+		"                           default several stream the camera at once)\n"
 		"Unplug:\n"
 		"      --linger S           when the camera is unplugged the node stays: apps\n"
 		"                           wait, and streams resume when it comes back; the\n"
@@ -341,6 +344,7 @@ int main(int argc, char **argv)
 		{ "convert-threads", required_argument, NULL, OPT_CONVERT_THREADS },
 		{ "linger", required_argument, NULL, OPT_LINGER },
 		{ "exit-on-unplug", no_argument, NULL, OPT_EXIT_ON_UNPLUG },
+		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -349,6 +353,7 @@ int main(int argc, char **argv)
 	int cli_convert = -1; /* --convert / --no-convert win over the files */
 	int cli_convert_threads = -1;
 	long cli_linger = -1;
+	bool cli_exclusive = false;
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
@@ -470,6 +475,9 @@ int main(int argc, char **argv)
 		case OPT_EXIT_ON_UNPLUG:
 			cli_linger = 0;
 			break;
+		case OPT_EXCLUSIVE:
+			cli_exclusive = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -548,7 +556,9 @@ int main(int argc, char **argv)
 		cfg.convert_threads = (unsigned)cli_convert_threads;
 	else if (values.convert_threads > 0)
 		cfg.convert_threads = (unsigned)values.convert_threads;
-	if (values.exclusive >= 0)
+	if (cli_exclusive)
+		cfg.exclusive = true;
+	else if (values.exclusive >= 0)
 		cfg.exclusive = values.exclusive;
 	cfg.linger = DEFAULT_LINGER_S;
 	if (cli_linger >= 0)

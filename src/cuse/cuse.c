@@ -48,6 +48,7 @@ struct cuse_file {
 	struct cuse_server *server;
 	void *data;
 	int flags;
+	pid_t opener;   /* the thread that opened it (the request's pid) */
 	struct fuse_pollhandle *ph;
 	struct pending_answer *answers;
 	/* The ioctl whose argument keeps changing between retry rounds. */
@@ -353,6 +354,11 @@ void *cuse_file_data(const struct cuse_file *file)
 	return file->data;
 }
 
+pid_t cuse_file_opener(const struct cuse_file *file)
+{
+	return file->opener;
+}
+
 int cuse_file_flags(const struct cuse_file *file)
 {
 	return file->flags;
@@ -407,6 +413,7 @@ static void ll_open(fuse_req_t req, struct fuse_file_info *fi)
 	}
 	f->server = s;
 	f->flags = fi->flags;
+	f->opener = fuse_req_ctx(req)->pid;
 	s->opens++;
 	int err = s->ops->open(s->ctx, f, fi->flags, &f->data);
 	if (err < 0) {

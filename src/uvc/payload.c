@@ -79,6 +79,31 @@ void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap)
 	a->spare_cap = buf ? cap : 0;
 }
 
+void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uint8_t *to,
+			       size_t cap)
+{
+	if (!from)
+		return;
+	if (a->spare == from) {
+		a->spare = to;
+		a->spare_cap = to ? cap : 0;
+	}
+	if (a->frame.buf != from)
+		return;
+	if (to) {
+		size_t keep = a->frame.bytes < cap ? a->frame.bytes : cap;
+		if (keep)
+			memmove(to, from, keep);
+		if (keep < a->frame.bytes) {
+			a->frame.flags |= UVC_ASM_ERR_OVERFLOW;
+			a->stats.bytes_overflow += a->frame.bytes - keep;
+		}
+		a->frame.bytes = keep;
+	}
+	a->frame.buf = to;
+	a->frame.cap = to ? cap : 0;
+}
+
 void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes)
 {
 	a->expected = bytes;

@@ -158,6 +158,13 @@ void uvc_assembler_reset(struct uvc_assembler *a);
  * replaces a spare given before. */
 void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap);
 
+/* The caller takes buffer from back (the spare, or the frame in progress):
+ * the assembler goes on in to (cap bytes), the frame's bytes so far copied
+ * there (what exceeds cap is lost and the frame errored with OVERFLOW).
+ * to NULL: the frame in progress goes on without a buffer, its data
+ * discarded as for a frame that started without one. */
+void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uint8_t *to,
+			       size_t cap);
 /* Expected frame size of uncompressed formats; 0 for compressed ones. */
 void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes);
 

@@ -55,7 +55,8 @@ static const struct uvc_format *find_format(const struct uvc_streaming *s, uint8
 /* The frame of the camera's start-up probe, as uvc_video_init picks it:
  * an unknown format index falls back to the first format, an unknown frame
  * index to the format's default frame (or its first). */
-static void adopt_probe(struct node *n, const struct uvc_probe *probe, const struct cfmt_choice *conv)
+static void adopt_probe(const struct node *n, struct node_fmt *dst, const struct uvc_probe *probe,
+			const struct cfmt_choice *conv)
 {
 	const struct uvc_format *format = find_format(n->stream, probe->format_index);
 	if (!format)
@@ -65,26 +66,48 @@ static void adopt_probe(struct node *n, const struct uvc_probe *probe, const str
 		frame = uvc_format_find_frame(format, format->default_frame);
 	if (!frame)
 		frame = &format->frames[0];
-	n->format = format;
-	n->frame = frame;
-	n->probe = *probe;
-	n->probe.format_index = format->index;
-	n->probe.frame_index = frame->index;
-	if (!n->probe.interval)
-		n->probe.interval = fmt_default_interval(frame);
-	if (!n->probe.max_video_frame_size)
-		n->probe.max_video_frame_size = fmt_frame_buffer_size(format, frame);
+	dst->format = format;
+	dst->frame = frame;
+	dst->probe = *probe;
+	dst->probe.format_index = format->index;
+	dst->probe.frame_index = frame->index;
+	if (!dst->probe.interval)
+		dst->probe.interval = fmt_default_interval(frame);
+	if (!dst->probe.max_video_frame_size)
+		dst->probe.max_video_frame_size = fmt_frame_buffer_size(format, frame);
 	/* A camera that answered a format which cannot feed the destination
 	 * leaves the app its native format (try_format prevents it). */
 	uint32_t bpl, conv_size = 0;
-	n->conv_fourcc = 0;
+	dst->conv_fourcc = 0;
 	if (conv && conv->dst && convert_pair_supported(format->fourcc, conv->dst, frame->width,
 							frame->height)) {
-		n->conv_fourcc = conv->dst;
-		n->conv_reason = conv->reason;
+		dst->conv_fourcc = conv->dst;
+		dst->conv_reason = conv->reason;
 		(void)convert_frame_layout(conv->dst, frame->width, frame->height, &bpl, &conv_size);
 	}
-	vq_set_sizeimage(&n->queue, n->conv_fourcc ? conv_size : n->probe.max_video_frame_size);
+	dst->sizeimage = dst->conv_fourcc ? conv_size : dst->probe.max_video_frame_size;
+}
+
+const struct node_fmt *node_current_fmt(const struct node *n)
+{
+	return n->streamers ? &n->run : &n->fmt;
+}
+
+const struct node_fmt *node_proc_fmt(const struct node *n, const struct node_proc *p)
+{
+	return p->own_fmt ? &p->fmt : node_current_fmt(n);
+}
+
+bool node_streaming(const struct node *n)
+{
+	return n->streamers > 0;
+}
+
+/* The queue's buffers take the size of the format its process sees now. */
+static struct vq *proc_queue(struct node *n, struct node_proc *p)
+{
+	vq_set_sizeimage(&p->queue, node_proc_fmt(n, p)->sizeimage);
+	return &p->queue;
 }
 
 int node_init(struct node *n, const struct uvc_camera *camera, const struct node_identity *id,
@@ -104,9 +127,10 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	 * so give the reader more slack than vb2's few (~270 ms at 30 fps). */
 	n->read_buffers = 8;
 	n->max_userptr_copy = UINT32_MAX;
-	vq_init(&n->queue, mem_ops, mem_data);
-	adopt_probe(n, probe, NULL);
-	n->def_format = n->format;
+	n->mem_ops = mem_ops;
+	n->mem_data = mem_data;
+	adopt_probe(n, &n->fmt, probe, NULL);
+	n->def_format = n->fmt.format;
 	/* cannot overflow with uvcvideo's tables; a camera without controls
 	 * is still a camera */
 	if (ctrls_init(&n->ctrls, camera))
@@ -114,39 +138,130 @@ int node_init(struct node *n, const struct uvc_camera *camera, const struct node
 	return 0;
 }
 
+/* Process p's queue gets no more frames; the camera stops after the last
+ * one. Before its buffers may go (the device lets go of them). */
+static void proc_stop(struct node *n, struct node_proc *p)
+{
+	if (!p->fed)
+		return;
+	if (n->ops->consumer_off)
+		n->ops->consumer_off(n->dev, p);
+	p->fed = false;
+	if (--n->streamers == 0)
+		n->ops->stream_off(n->dev);
+}
+
+/* Whether process p, which set its own format, may stream the running
+ * mode: the same format and frame (its conversion of them is its own),
+ * at the camera's interval. */
+static bool fits_running(const struct node *n, const struct node_proc *p)
+{
+	const struct node_fmt *f = node_proc_fmt(n, p);
+	if (f->format != n->run.format || f->frame != n->run.frame)
+		return false;
+	/* buffers made for another format may be too small */
+	for (unsigned i = 0; i < p->queue.n_buffers; i++)
+		if (p->queue.buffers[i].plane_size < f->sizeimage)
+			return false;
+	return true;
+}
+
+/* p's queue started streaming (STREAMON, read emulation): it is fed the
+ * camera's frames, the camera starting in its format when it is the
+ * first. -EBUSY when another process streams a mode p's format differs
+ * from, as a kernel node answers while another file owns it. */
+static int proc_start(struct node *n, struct node_proc *p)
+{
+	if (p->fed)
+		return 0;
+	if (!n->streamers) {
+		n->run = *node_proc_fmt(n, p);
+		int err = n->ops->stream_on(n->dev, &n->run.probe);
+		if (err)
+			return err;
+	} else if (!fits_running(n, p)) {
+		return -EBUSY;
+	} else if (p->own_fmt) {
+		p->fmt.probe = n->run.probe; /* the camera's interval */
+	}
+	p->fed = true;
+	n->streamers++;
+	int err = n->ops->consumer_on ? n->ops->consumer_on(n->dev, p) : 0;
+	if (err)
+		proc_stop(n, p);
+	return err;
+}
+
+static void proc_free(struct node *n, struct node_proc *p)
+{
+	proc_stop(n, p);
+	vq_destroy(&p->queue);
+	for (struct node_proc **pp = &n->procs; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	free(p);
+}
+
 void node_destroy(struct node *n)
 {
-	if (n->queue.streaming)
-		n->ops->stream_off(n->dev);
-	vq_destroy(&n->queue);
+	while (n->procs)
+		proc_free(n, n->procs);
 	ctrls_free(&n->ctrls);
 	call_free(n);
 }
 
-void node_open(struct node *n, struct node_file *f)
+int node_open_pid(struct node *n, struct node_file *f, pid_t pid)
 {
 	memset(f, 0, sizeof(*f));
+	if (n->exclusive)
+		pid = 0;
+	struct node_proc *p = n->procs;
+	while (p && p->pid != pid)
+		p = p->next;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		p->pid = pid;
+		vq_init(&p->queue, n->mem_ops, n->mem_data);
+		p->next = n->procs;
+		n->procs = p;
+	}
+	p->files++;
+	f->proc = p;
 	f->sequence = UINT32_MAX; /* v4l2_fh_init: the first event is 0 */
 	prio_set(n, f, V4L2_PRIORITY_DEFAULT);
 	f->next = n->files;
 	n->files = f;
+	return 0;
 }
 
-/* The queue stopped streaming by itself (REQBUFS, release, read restart):
- * the camera must stop too. */
-static void follow_queue(struct node *n, bool was_streaming)
+int node_open(struct node *n, struct node_file *f)
 {
-	if (was_streaming && !n->queue.streaming)
-		n->ops->stream_off(n->dev);
+	return node_open_pid(n, f, 0);
+}
+
+/* The queue stopped streaming by itself (REQBUFS, read restart): its
+ * process is fed no more. */
+static void follow_queue(struct node *n, struct node_proc *p)
+{
+	if (p->fed && !p->queue.streaming)
+		proc_stop(n, p);
 }
 
 void node_release(struct node *n, struct node_file *f)
 {
-	bool was = n->queue.streaming;
-	if (n->queue.owner == f && was)
-		n->ops->stream_off(n->dev);
-	vq_release(&n->queue, f);
-	follow_queue(n, was && n->queue.owner == f);
+	struct node_proc *p = f->proc;
+	if (p->queue.owner == f)
+		proc_stop(n, p);
+	vq_release(&p->queue, f);
+	follow_queue(n, p);
+	if (--p->files == 0)
+		proc_free(n, p);
+	f->proc = NULL;
 	prio_set(n, f, V4L2_PRIORITY_UNSET);
 	/* uvc_ctrl_cleanup_fh: a status report of its asynchronous control
 	 * now goes to everyone */
@@ -249,11 +364,11 @@ static int probe_choice(struct node *n, const struct uvc_probe *want,
 			const struct uvc_format *format, const struct uvc_frame *frame,
 			struct uvc_probe *out)
 {
-	if (n->queue.streaming) {
+	if (n->streamers) {
 		*out = *want;
 		out->max_video_frame_size = fmt_frame_buffer_size(format, frame);
 		if (!out->max_video_frame_size)
-			out->max_video_frame_size = n->probe.max_video_frame_size;
+			out->max_video_frame_size = n->run.probe.max_video_frame_size;
 	} else {
 		int err = camera_probe(n, want, out);
 		if (err)
@@ -264,14 +379,27 @@ static int probe_choice(struct node *n, const struct uvc_probe *want,
 	return 0;
 }
 
+/* A TRY_FMT answer of a converted format, after the core's
+ * v4l_sanitize_format (as fmt_try). */
+static void fill_converted(struct v4l2_pix_format *pix, const struct cfmt_choice *conv)
+{
+	if (pix->priv != V4L2_PIX_FMT_PRIV_MAGIC) {
+		pix->ycbcr_enc = 0;
+		pix->xfer_func = 0;
+	}
+	pix->flags = 0;
+	cfmt_fill_pix(pix, conv);
+	pix->priv = V4L2_PIX_FMT_PRIV_MAGIC;
+}
+
 /* TRY_FMT of a converted format: the source by the rule of
  * cfmt_choose at the current interval, probed as a native TRY_FMT of it. */
-static int try_converted(struct node *n, struct v4l2_format *fmt, struct uvc_probe *out,
-			 struct cfmt_choice *conv)
+static int try_converted(struct node *n, const struct node_fmt *seen, struct v4l2_format *fmt,
+			 struct uvc_probe *out, struct cfmt_choice *conv)
 {
 	struct v4l2_pix_format *pix = &fmt->fmt.pix;
 	int err = cfmt_choose(n->stream, pix->pixelformat, pix->width, pix->height,
-			      n->probe.interval, conv);
+			      seen->probe.interval, conv);
 	if (err)
 		return err;
 	struct uvc_probe want = { 0 };
@@ -292,27 +420,57 @@ static int try_converted(struct node *n, struct v4l2_format *fmt, struct uvc_pro
 	conv->frame = frame;
 	out->format_index = format->index;
 	out->frame_index = frame->index;
-	/* the core's v4l_sanitize_format, as fmt_try */
-	if (pix->priv != V4L2_PIX_FMT_PRIV_MAGIC) {
-		pix->ycbcr_enc = 0;
-		pix->xfer_func = 0;
+	fill_converted(pix, conv);
+	return 0;
+}
+
+/* TRY_FMT of a process while another one streams: only what the running
+ * stream gives, its format and size or a conversion of them; anything
+ * else is -EBUSY. */
+static int try_running(struct node *n, struct v4l2_format *fmt, struct uvc_probe *out,
+		       struct cfmt_choice *conv)
+{
+	const struct node_fmt *run = &n->run;
+	struct v4l2_pix_format *pix = &fmt->fmt.pix;
+	if (n->convert && cfmt_is_converted(n->stream, pix->pixelformat)) {
+		int err = cfmt_choose(n->stream, pix->pixelformat, pix->width, pix->height,
+				      run->probe.interval, conv);
+		if (err)
+			return err;
+		if (conv->frame->width != run->frame->width ||
+		    conv->frame->height != run->frame->height ||
+		    !convert_pair_supported(run->format->fourcc, conv->dst, run->frame->width,
+					    run->frame->height))
+			return -EBUSY;
+		conv->format = run->format;
+		conv->frame = run->frame;
+		conv->interval = run->probe.interval;
+		fill_converted(pix, conv);
+	} else {
+		struct fmt_choice choice;
+		int err = fmt_try(n->stream, n->def_format, fmt, &choice);
+		if (err)
+			return err;
+		if (choice.format != run->format || choice.frame != run->frame)
+			return -EBUSY;
+		fmt_fill_pix(pix, run->format, run->frame, run->probe.max_video_frame_size);
 	}
-	pix->flags = 0;
-	cfmt_fill_pix(pix, conv);
-	pix->priv = V4L2_PIX_FMT_PRIV_MAGIC;
+	*out = run->probe;
 	return 0;
 }
 
 /* TRY_FMT as uvc_v4l2_try_format: the choice from the descriptors, then a
  * probe with the camera, whose answer (format, frame, dwMaxVideoFrameSize)
  * is what the app sees. conv->dst is the converted format asked for, or 0. */
-static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe *out,
-		      struct cfmt_choice *conv)
+static int try_format(struct node *n, struct node_proc *p, struct v4l2_format *fmt,
+		      struct uvc_probe *out, struct cfmt_choice *conv)
 {
 	conv->dst = 0;
+	if (n->streamers && !p->fed && fmt->type == V4L2_BUF_TYPE_VIDEO_CAPTURE)
+		return try_running(n, fmt, out, conv);
 	if (n->convert && fmt->type == V4L2_BUF_TYPE_VIDEO_CAPTURE &&
 	    cfmt_is_converted(n->stream, fmt->fmt.pix.pixelformat))
-		return try_converted(n, fmt, out, conv);
+		return try_converted(n, node_proc_fmt(n, p), fmt, out, conv);
 	struct fmt_choice choice;
 	int err = fmt_try(n->stream, n->def_format, fmt, &choice);
 	if (err)
@@ -338,22 +496,23 @@ static int try_format(struct node *n, struct v4l2_format *fmt, struct uvc_probe 
 }
 
 /* The current converted format as a choice (G_FMT, S_PARM, LOG_STATUS). */
-static struct cfmt_choice current_conv(const struct node *n)
+static struct cfmt_choice current_conv(const struct node_fmt *f)
 {
-	return (struct cfmt_choice){ .dst = n->conv_fourcc, .format = n->format, .frame = n->frame,
-				     .interval = n->probe.interval, .reason = n->conv_reason };
+	return (struct cfmt_choice){ .dst = f->conv_fourcc, .format = f->format, .frame = f->frame,
+				     .interval = f->probe.interval, .reason = f->conv_reason };
 }
 
-static int g_fmt(struct node *n, struct v4l2_format *fmt)
+static int g_fmt(struct node *n, struct node_proc *p, struct v4l2_format *fmt)
 {
 	if (fmt->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
 		return -EINVAL;
+	const struct node_fmt *f = node_proc_fmt(n, p);
 	memset(&fmt->fmt, 0, sizeof(fmt->fmt));
-	if (n->conv_fourcc) {
-		struct cfmt_choice c = current_conv(n);
+	if (f->conv_fourcc) {
+		struct cfmt_choice c = current_conv(f);
 		cfmt_fill_pix(&fmt->fmt.pix, &c);
 	} else {
-		fmt_fill_pix(&fmt->fmt.pix, n->format, n->frame, n->probe.max_video_frame_size);
+		fmt_fill_pix(&fmt->fmt.pix, f->format, f->frame, f->probe.max_video_frame_size);
 	}
 	fmt->fmt.pix.priv = V4L2_PIX_FMT_PRIV_MAGIC;
 	return 0;
@@ -366,34 +525,40 @@ static int s_fmt(struct node *n, struct node_file *f, struct v4l2_format *fmt)
 	int err = prio_check(n, f);
 	if (err)
 		return err;
-	/* vb2_is_busy: buffers exist (whoever owns them) */
-	if (n->queue.n_buffers || n->queue.streaming)
+	/* vb2_is_busy: buffers exist (whoever owns them in the process) */
+	struct node_proc *p = f->proc;
+	if (p->queue.n_buffers || p->queue.streaming)
 		return -EBUSY;
 	struct uvc_probe probe;
 	struct cfmt_choice conv;
-	err = try_format(n, fmt, &probe, &conv);
+	err = try_format(n, p, fmt, &probe, &conv);
 	if (err)
 		return err;
-	adopt_probe(n, &probe, &conv);
+	adopt_probe(n, &p->fmt, &probe, &conv);
+	p->own_fmt = true;
+	/* with the camera idle, also what processes that set none see */
+	if (!n->streamers)
+		n->fmt = p->fmt;
 	return 0;
 }
 
-static void fill_parm(const struct node *n, struct v4l2_streamparm *parm)
+static void fill_parm(const struct node *n, const struct node_fmt *f,
+		      struct v4l2_streamparm *parm)
 {
 	uint32_t type = parm->type;
 	memset(parm, 0, sizeof(*parm));
 	parm->type = type;
 	parm->parm.capture.capability = V4L2_CAP_TIMEPERFRAME;
-	parm->parm.capture.timeperframe = fmt_interval_fract(n->probe.interval);
+	parm->parm.capture.timeperframe = fmt_interval_fract(f->probe.interval);
 	/* uvcvideo says 0; with read() supported the spec wants the count */
 	parm->parm.capture.readbuffers = n->read_buffers;
 }
 
-static int g_parm(struct node *n, struct v4l2_streamparm *parm)
+static int g_parm(struct node *n, struct node_proc *p, struct v4l2_streamparm *parm)
 {
 	if (parm->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
 		return -EINVAL;
-	fill_parm(n, parm);
+	fill_parm(n, node_proc_fmt(n, p), parm);
 	return 0;
 }
 
@@ -404,15 +569,23 @@ static int s_parm(struct node *n, struct node_file *f, struct v4l2_streamparm *p
 	int err = prio_check(n, f);
 	if (err)
 		return err;
-	if (n->queue.streaming)
+	struct node_proc *p = f->proc;
+	if (p->queue.streaming)
 		return -EBUSY;
+	if (n->streamers) {
+		/* another process streams: the camera's interval is the one
+		 * there is (S_PARM may adjust what it is asked for) */
+		fill_parm(n, &n->run, parm);
+		return 0;
+	}
+	const struct node_fmt *cur = node_proc_fmt(n, p);
 	struct v4l2_fract t = parm->parm.capture.timeperframe;
 	uint32_t asked = fmt_fract_to_interval(t.numerator, t.denominator);
-	struct uvc_probe want = n->probe, got;
+	struct uvc_probe want = cur->probe, got;
 	struct cfmt_choice conv = { 0 };
-	if (n->conv_fourcc) {
+	if (cur->conv_fourcc) {
 		/* the interval may change the source (raw at it, else MJPEG) */
-		err = cfmt_choose(n->stream, n->conv_fourcc, n->frame->width, n->frame->height,
+		err = cfmt_choose(n->stream, cur->conv_fourcc, cur->frame->width, cur->frame->height,
 				  asked, &conv);
 		if (err)
 			return err;
@@ -420,7 +593,7 @@ static int s_parm(struct node *n, struct node_file *f, struct v4l2_streamparm *p
 		want.frame_index = conv.frame->index;
 		want.interval = conv.interval;
 	} else {
-		want.interval = fmt_try_interval(n->frame, asked);
+		want.interval = fmt_try_interval(cur->frame, asked);
 	}
 	err = camera_probe(n, &want, &got);
 	if (err)
@@ -430,8 +603,10 @@ static int s_parm(struct node *n, struct node_file *f, struct v4l2_streamparm *p
 	got.frame_index = want.frame_index;
 	if (!got.interval)
 		got.interval = want.interval;
-	adopt_probe(n, &got, n->conv_fourcc ? &conv : NULL);
-	fill_parm(n, parm);
+	adopt_probe(n, &p->fmt, &got, cur->conv_fourcc ? &conv : NULL);
+	p->own_fmt = true;
+	n->fmt = p->fmt;
+	fill_parm(n, &p->fmt, parm);
 	return 0;
 }
 
@@ -440,13 +615,14 @@ static int streamon(struct node *n, struct node_file *f, const int *type)
 	int err = prio_check(n, f);
 	if (err)
 		return err;
-	bool was = n->queue.streaming;
-	err = vq_streamon(&n->queue, f, *type);
+	struct node_proc *p = f->proc;
+	bool was = p->queue.streaming;
+	err = vq_streamon(&p->queue, f, *type);
 	if (err || was)
 		return err;
-	err = n->ops->stream_on(n->dev, &n->probe);
+	err = proc_start(n, p);
 	if (err)
-		vq_streamon_failed(&n->queue);
+		vq_streamon_failed(&p->queue);
 	return err;
 }
 
@@ -455,12 +631,12 @@ static int streamoff(struct node *n, struct node_file *f, const int *type)
 	int err = prio_check(n, f);
 	if (err)
 		return err;
-	/* the queue decides (it refuses during read() emulation); the camera
-	 * stops only when the queue did */
-	bool was = n->queue.streaming;
-	err = vq_streamoff(&n->queue, f, *type);
-	if (!err && was)
-		n->ops->stream_off(n->dev);
+	/* the queue decides (it refuses during read() emulation); the
+	 * process is fed no more only when the queue stopped */
+	struct node_proc *p = f->proc;
+	err = vq_streamoff(&p->queue, f, *type);
+	if (!err)
+		follow_queue(n, p);
 	return err;
 }
 
@@ -1074,8 +1250,8 @@ static int xu_map(struct node *n, struct uvc_xu_control_mapping *xm, const void 
 static int ioctl_run(struct node *n, struct node_file *f, unsigned int cmd, void *arg, void *extra,
 		     size_t extra_len, bool nonblock, const void **data, size_t *data_len)
 {
-	struct vq *q = &n->queue;
-	bool was = q->streaming;
+	struct node_proc *p = f->proc;
+	struct vq *q = &p->queue;
 	int err;
 
 	switch (cmd) {
@@ -1113,29 +1289,30 @@ static int ioctl_run(struct node *n, struct node_file *f, unsigned int cmd, void
 		return n->convert ? cfmt_enum_frameintervals(n->stream, arg) :
 				    fmt_enum_frameintervals(n->stream, arg);
 	case VIDIOC_G_FMT:
-		return g_fmt(n, arg);
+		return g_fmt(n, p, arg);
 	case VIDIOC_TRY_FMT: {
 		struct uvc_probe probe;
 		struct cfmt_choice conv;
-		return try_format(n, arg, &probe, &conv);
+		return try_format(n, p, arg, &probe, &conv);
 	}
 	case VIDIOC_S_FMT:
 		return s_fmt(n, f, arg);
 	case VIDIOC_G_PARM:
-		return g_parm(n, arg);
+		return g_parm(n, p, arg);
 	case VIDIOC_S_PARM:
 		return s_parm(n, f, arg);
 	case VIDIOC_REQBUFS:
 		err = prio_check(n, f);
 		if (!err)
-			err = vq_reqbufs(q, f, arg);
-		follow_queue(n, was);
+			err = vq_reqbufs(proc_queue(n, p), f, arg);
+		follow_queue(n, p);
 		return err;
 	case VIDIOC_CREATE_BUFS:
 		err = prio_check(n, f);
 		if (err)
 			return err;
-		return vq_create_bufs(q, f, arg, ((struct v4l2_create_buffers *)arg)->format.fmt.pix.sizeimage);
+		return vq_create_bufs(proc_queue(n, p), f, arg,
+				      ((struct v4l2_create_buffers *)arg)->format.fmt.pix.sizeimage);
 	case VIDIOC_QUERYBUF:
 		return vq_querybuf(q, arg);
 	case VIDIOC_PREPARE_BUF:
@@ -1280,18 +1457,32 @@ void node_source_change(struct node *n)
 
 void node_stream_failed(struct node *n)
 {
-	struct vq *q = &n->queue;
-	if (!q->streaming)
-		return;
-	if (q->memory == VQ_MEMORY_READ)
-		vq_set_error(q);
-	else
-		vq_streamon_failed(q);
+	for (struct node_proc *p = n->procs; p; p = p->next) {
+		struct vq *q = &p->queue;
+		if (!p->fed)
+			continue;
+		if (n->ops->consumer_off)
+			n->ops->consumer_off(n->dev, p);
+		p->fed = false;
+		if (q->memory == VQ_MEMORY_READ)
+			vq_set_error(q);
+		else
+			vq_streamon_failed(q);
+	}
+	n->streamers = 0;
 }
 
-void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b)
+void node_set_error(struct node *n)
 {
-	struct vq *q = &n->queue;
+	for (struct node_proc *p = n->procs; p; p = p->next)
+		if (p->fed)
+			vq_set_error(&p->queue);
+}
+
+void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buffer *b)
+{
+	(void)n;
+	struct vq *q = &f->proc->queue;
 	if (q->memory != V4L2_MEMORY_USERPTR || b->index >= q->n_buffers)
 		return;
 	vq_undo_dqbuf(q, &q->buffers[b->index]);
@@ -1301,7 +1492,8 @@ void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b)
 int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk, bool nonblock,
 	      const uint8_t **data, size_t *len)
 {
-	struct vq *q = &n->queue;
+	struct node_proc *pr = f->proc;
+	struct vq *q = &pr->queue;
 	*data = NULL;
 	*len = 0;
 	if (!first_chunk && !f->in_read)
@@ -1311,10 +1503,10 @@ int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk
 		if (vq_is_busy(q, f))
 			return -EBUSY;
 		if (q->memory != VQ_MEMORY_READ) {
-			int err = vq_read_start(q, f, n->read_buffers);
+			int err = vq_read_start(proc_queue(n, pr), f, n->read_buffers);
 			if (err)
 				return err;
-			err = n->ops->stream_on(n->dev, &n->probe);
+			err = proc_start(n, pr);
 			if (err) {
 				vq_release(q, f);
 				return err;
@@ -1339,7 +1531,7 @@ int node_read(struct node *n, struct node_file *f, size_t size, bool first_chunk
 
 void node_read_done(struct node *n, struct node_file *f, size_t len)
 {
-	struct vq *q = &n->queue;
+	struct vq *q = &f->proc->queue;
 	struct vq_buffer *b;
 	const uint8_t *p;
 	size_t left;
@@ -1354,14 +1546,15 @@ void node_read_done(struct node *n, struct node_file *f, size_t len)
 
 unsigned node_poll(struct node *n, struct node_file *f, unsigned requested)
 {
-	struct vq *q = &n->queue;
+	struct node_proc *p = f->proc;
+	struct vq *q = &p->queue;
 	unsigned events = f->navailable ? POLLPRI : 0;
 	/* vb2_core_poll: the queue answers only pollers of POLLIN, and the
 	 * first such poller of an idle queue starts read() emulation. */
 	if (!(requested & (POLLIN | POLLRDNORM)))
 		return events;
 	if (!q->owner && !q->n_buffers && !q->streaming) {
-		if (!vq_read_start(q, f, n->read_buffers) && n->ops->stream_on(n->dev, &n->probe))
+		if (!vq_read_start(proc_queue(n, p), f, n->read_buffers) && proc_start(n, p))
 			vq_release(q, f);
 	}
 	return vq_poll(q, f) | events;
@@ -1413,26 +1606,44 @@ static void log_control(struct node *n, const struct v4l2_queryctrl *qc, node_lo
 
 void node_log_status(struct node *n, node_log_fn *fn, void *ctx)
 {
-	const struct vq *q = &n->queue;
-	struct v4l2_fract t = fmt_interval_fract(n->probe.interval);
+	const struct node_fmt *cur = node_current_fmt(n);
+	struct v4l2_fract t = fmt_interval_fract(cur->probe.interval);
 	char fourcc[5] = { 0 };
-	unsigned files = 0, subs = 0, pending = 0, listed = 0;
+	unsigned files = 0, subs = 0, pending = 0, listed = 0, procs = 0;
 	struct v4l2_queryctrl qc = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
 	int ret;
 
 	for (unsigned i = 0; i < 4; i++)
-		fourcc[i] = (char)((n->format->fourcc >> (8 * i)) & 0xff);
+		fourcc[i] = (char)((cur->format->fourcc >> (8 * i)) & 0xff);
 	/* one line, converted or not: the block's length stays the camera's */
 	char conv[128] = "";
-	if (n->conv_fourcc)
-		snprintf(conv, sizeof(conv), "; converted to %.4s (%s)", (const char *)&n->conv_fourcc,
-			 cfmt_reason_text(n->conv_reason));
+	if (cur->conv_fourcc)
+		snprintf(conv, sizeof(conv), "; converted to %.4s (%s)",
+			 (const char *)&cur->conv_fourcc, cfmt_reason_text(cur->conv_reason));
 	fn(ctx, "format: %s %ux%u, %u/%u s per frame, at most %u bytes per frame%s", fourcc,
-	   n->frame->width, n->frame->height, t.numerator, t.denominator,
-	   n->probe.max_video_frame_size, conv);
-	fn(ctx, "streaming: %s; buffers: %u (%s), %u queued, %u done%s",
-	   q->streaming ? "yes" : "no", q->n_buffers, memory_name(q->memory), q->n_queued,
-	   q->n_done, q->error ? "; queue in error" : "");
+	   cur->frame->width, cur->frame->height, t.numerator, t.denominator,
+	   cur->probe.max_video_frame_size, conv);
+	/* the queues in use: one in the words of uvcvideo's; each prefixed by
+	 * its process when several processes share the camera */
+	for (const struct node_proc *p = n->procs; p; p = p->next)
+		procs += p->queue.n_buffers || p->queue.streaming;
+	for (const struct node_proc *p = n->procs; p; p = p->next) {
+		const struct vq *q = &p->queue;
+		if (procs && !q->n_buffers && !q->streaming)
+			continue;
+		const struct node_fmt *f = node_proc_fmt(n, p);
+		char who[32] = "", as[32] = "";
+		if (procs > 1) {
+			uint32_t fcc = f->conv_fourcc ? f->conv_fourcc : f->format->fourcc;
+			snprintf(who, sizeof(who), "process %d: ", (int)p->pid);
+			snprintf(as, sizeof(as), "; as %.4s", (const char *)&fcc);
+		}
+		fn(ctx, "%sstreaming: %s; buffers: %u (%s), %u queued, %u done%s%s", who,
+		   q->streaming ? "yes" : "no", q->n_buffers, memory_name(q->memory), q->n_queued,
+		   q->n_done, q->error ? "; queue in error" : "", as);
+		if (!procs)
+			break;
+	}
 	for (const struct node_file *f = n->files; f; f = f->next) {
 		files++;
 		subs += f->n_subs;

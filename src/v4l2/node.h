@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <linux/videodev2.h>
 
@@ -41,6 +42,8 @@ struct node_camera_req {
 	const uint8_t *out;
 };
 
+struct node_proc;
+
 struct node_ops {
 	/* Probe (TRY_FMT, S_FMT, S_PARM) while the node is not asynchronous:
 	 * SET_CUR/GET_CUR of the probe control. Returns 0 or -errno. NULL:
@@ -51,9 +54,18 @@ struct node_ops {
 	 * camera's answer): notes for the log. May be NULL. */
 	void (*probe_done)(void *dev, const struct uvc_probe *want, const struct uvc_probe *got,
 			   int err, const struct uvc_probe_notes *notes);
-	/* Commit probe and start the stream feeding the queue. */
+	/* The camera: commit probe and start streaming (the first process
+	 * to stream), or stop (the last one stopped). */
 	int (*stream_on)(void *dev, const struct uvc_probe *probe);
 	void (*stream_off)(void *dev);
+	/* A process's queue starts receiving the camera's frames (after
+	 * stream_on for the first one), in the format node_proc_fmt() gives;
+	 * 0 or -errno (its STREAMON fails). May be NULL. */
+	int (*consumer_on)(void *dev, struct node_proc *p);
+	/* It stops: before this returns, the device gives back every buffer
+	 * of p's queue it holds and no longer writes into any (the queue may
+	 * free them next). Before stream_off for the last one. May be NULL. */
+	void (*consumer_off)(void *dev, struct node_proc *p);
 	/* A buffer was queued while streaming (the device may have none). */
 	void (*buffer_queued)(void *dev);
 	/* A UVC control request (GET_* into data, SET_CUR from data, r->size
@@ -90,6 +102,34 @@ struct node_sub {
  * classes), with room for what applications map; more: -ENOMEM. */
 #define NODE_MAX_SUBS 64
 
+/* A format as a process sees it: the camera's format, frame and probe,
+ * and the converted format they feed (0: the native one). */
+struct node_fmt {
+	const struct uvc_format *format;
+	const struct uvc_frame *frame;
+	struct uvc_probe probe;
+	uint32_t conv_fourcc;
+	enum cfmt_reason conv_reason; /* why format feeds it */
+	uint32_t sizeimage;           /* what the app's buffers need */
+};
+
+/* One process's side of the node (docs/architecture.md, "Several
+ * processes on one camera"): its queue, and its format once it set one.
+ * Every file a process opens shares it, so vb2's rules between the files
+ * of one process hold unchanged; two processes each stream on their own.
+ * With n->exclusive every file belongs to one of them: uvcvideo's single
+ * owner. */
+struct node_proc {
+	pid_t pid;            /* thread group; 0: the daemon's, or exclusive */
+	unsigned files;
+	struct vq queue;
+	bool own_fmt;         /* S_FMT/S_PARM of this process set fmt */
+	struct node_fmt fmt;
+	bool fed;             /* its queue gets the camera's frames (consumer_on) */
+	void *dev_data;       /* the device's per-consumer state */
+	struct node_proc *next;
+};
+
 struct node_file {
 	enum v4l2_priority prio;
 	/* the daemon's own file (remembered controls sent to the camera):
@@ -97,6 +137,7 @@ struct node_file {
 	bool daemon;
 	bool in_read;         /* inside a read() call: its later chunks continue the frame */
 	struct node_file *next; /* the node's open files */
+	struct node_proc *proc; /* its process's queue and format */
 	uint32_t sequence;    /* of the last event queued, as v4l2_fh */
 	unsigned navailable;  /* pending events */
 	unsigned n_subs;
@@ -110,12 +151,18 @@ struct node {
 	const struct node_ops *ops;
 	void *dev;
 	unsigned prios[4];    /* open files per priority */
-	/* the current format, as the last S_FMT/S_PARM (or start-up) left it */
 	const struct uvc_format *def_format;
-	const struct uvc_format *format;
-	const struct uvc_frame *frame;
-	struct uvc_probe probe;
-	struct vq queue;
+	/* The format of a process that set none while the camera is idle: as
+	 * the last S_FMT/S_PARM (or start-up) left it, as on a kernel node. */
+	struct node_fmt fmt;
+	/* The camera's mode while it streams: the format of the first process
+	 * that streamed. Others stream it, or a conversion of it. */
+	struct node_fmt run;
+	unsigned streamers;   /* processes fed (the camera streams while > 0) */
+	struct node_proc *procs;
+	bool exclusive;       /* one queue for every process (--exclusive) */
+	const struct vq_mem_ops *mem_ops;
+	void *mem_data;
 	unsigned read_buffers;
 	/* Largest USERPTR frame the caller can copy into an app's memory with
 	 * a DQBUF reply (CUSE: what one ioctl moves); DQBUF of a bigger one
@@ -142,10 +189,6 @@ struct node {
 	/* ENUM_FMT/ENUM_FRAMESIZES/ENUM_FRAMEINTERVALS also list the converted
 	 * formats (v4l2/conv_formats); false: exactly uvcvideo's list. */
 	bool convert;
-	/* The converted format the app sees (a destination of src/convert/),
-	 * fed by format/frame above; 0: the native format itself. */
-	uint32_t conv_fourcc;
-	enum cfmt_reason conv_reason; /* why format feeds it */
 };
 
 /* Sets up the node over stream 0 of camera; probe is what the camera
@@ -174,9 +217,10 @@ bool node_call_pending(const struct node *n);
 void node_call_abandon(struct node *n);
 
 /* The device could not start the stream its stream_on() accepted (the
- * camera refused the commit later): a STREAMON queue stops streaming, its
- * buffers staying queued (vb2 when start_streaming fails); read()
- * emulation fails as a dead stream (read() EIO, poll() POLLERR). */
+ * camera refused the commit later): every fed queue stops (consumer_off
+ * called for each), a STREAMON queue's buffers staying queued (vb2 when
+ * start_streaming fails); read() emulation fails as a dead stream (read()
+ * EIO, poll() POLLERR). */
 void node_stream_failed(struct node *n);
 
 /* The camera went away or came back: V4L2_EVENT_SOURCE_CHANGE (changes
@@ -187,8 +231,22 @@ void node_stream_failed(struct node *n);
  * their stream on it. */
 void node_source_change(struct node *n);
 
-void node_open(struct node *n, struct node_file *f);
+/* A file of process pid (its thread group) opens: it joins that process's
+ * queue (one for all under n->exclusive). 0 or -ENOMEM. node_open: the
+ * daemon's own files and single-process users (pid 0). */
+int node_open_pid(struct node *n, struct node_file *f, pid_t pid);
+int node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);
+
+/* The format process p sees: its own, else the camera's running mode while
+ * it streams, else the node's. */
+const struct node_fmt *node_proc_fmt(const struct node *n, const struct node_proc *p);
+/* The format apps get now: the running mode, or the node's. */
+const struct node_fmt *node_current_fmt(const struct node *n);
+/* The camera streams for some process. */
+bool node_streaming(const struct node *n);
+/* Every fed queue answers -EIO (the camera died), as vq_set_error. */
+void node_set_error(struct node *n);
 
 /* One ioctl with its argument in daemon memory. Returns 0 (arg holds the
  * answer), -errno, NODE_WAIT (only for a blocking DQBUF or DQEVENT), or
@@ -210,7 +268,7 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
  * the buffer b names goes back first in line, done, for the next DQBUF,
  * instead of being lost until STREAMOFF. Does nothing when that buffer is
  * no longer dequeued (STREAMOFF, REQBUFS since). */
-void node_dqbuf_lost(struct node *n, const struct v4l2_buffer *b);
+void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buffer *b);
 
 /* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,
  * data and len are what to answer (len may be 0: end of this read() call);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Unmodified MMAP and USERPTR apps on uvcuse through the preload library
 # (uvcuse-run): v4l2-compliance (-s -f, and -w through libv4l2), ffmpeg,
-# GStreamer, OpenCV, v4l2-ctl; every frame judged by uvcuse-framecheck.
+# GStreamer, v4l2-ctl; every frame judged by uvcuse-framecheck (OpenCV:
+# daemon-share, beside ffmpeg and a read() client).
 # Also: the hint the daemon logs when an app maps without the library, and
 # the buffer socket refusing another user.
 # Usage (in the guest): daemon-apps.sh BUILD_DIR
@@ -118,25 +119,6 @@ for mode in auto userptr; do
 		! filesink location="$WORK/gst-$mode.yuyv" || fail "gst-launch-1.0 io-mode=$mode"
 	check_frames "$WORK/gst-$mode.yuyv" YUYV 640x480 120
 done
-
-step "uvcuse-run python3 + OpenCV (cv2.CAP_V4L2), 60 frames YUYV 640x480"
-"$RUN" "$SYSPY" - "$NODE" "$WORK/cv2.yuyv" <<'EOF' || fail "OpenCV capture"
-import sys, cv2
-cap = cv2.VideoCapture(sys.argv[1], cv2.CAP_V4L2)
-assert cap.isOpened(), "VideoCapture did not open"
-cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"YUYV"))
-cap.set(cv2.CAP_PROP_FRAME_WIDTH, 640)
-cap.set(cv2.CAP_PROP_FRAME_HEIGHT, 480)
-cap.set(cv2.CAP_PROP_CONVERT_RGB, 0)  # the camera's bytes, for the checker
-with open(sys.argv[2], "wb") as out:
-    for i in range(60):
-        ok, frame = cap.read()
-        assert ok, f"read {i} failed"
-        assert frame.size == 640 * 480 * 2, f"frame {i}: {frame.size} bytes"
-        out.write(frame.tobytes())
-print("OpenCV", cv2.__version__, "backend", cap.getBackendName(), "read 60 frames")
-EOF
-check_frames "$WORK/cv2.yuyv" YUYV 640x480 60
 
 step "the buffer socket: a token is worth nothing to another user or process"
 SOCK=$(find /run/uvcuse -name "$NAME.sock" | head -n 1)

@@ -60,7 +60,14 @@ struct harness {
 	struct node_file *files[MAX_FILES];
 	bool nonblock[MAX_FILES];
 	bool logged;
+	bool processes; /* the files belong to three processes, else to one */
 };
+
+/* The process of file i: sharing between processes is fuzzed too. */
+static pid_t file_pid(const struct harness *h, unsigned i)
+{
+	return h->processes ? (pid_t)(100 + i % 3) : 0;
+}
 
 /* Reads the first and last byte the node hands out, so ASan checks the
  * whole range lies in one live block (every byte would cost too much). */
@@ -305,22 +312,38 @@ static void call_abandon(struct harness *h)
 static void check_out(struct harness *h, struct node_file *f, unsigned cmd, const uint8_t *block,
 		      int r, const void *out, size_t out_len)
 {
-	(void)f;
 	if (out) {
 		FUZZ_CHECK(r == 0 && cmd == VIDIOC_DQBUF);
 		FUZZ_CHECK(out_len <= h->n.max_userptr_copy);
 		(void)touch(out, out_len);
 		/* sometimes the app's ioctl is interrupted before the data round */
 		if (fuzz_u8(&h->in) & 1)
-			node_dqbuf_lost(&h->n, (const struct v4l2_buffer *)block);
+			node_dqbuf_lost(&h->n, f, (const struct v4l2_buffer *)block);
 	}
 }
 
-/* A frame as device.c's on_frame delivers one: the next queued buffer,
- * some bytes written, done (maybe errored) or handed back. */
+/* One process's queue, chosen by the input (NULL: no file open). */
+static struct vq *some_queue(struct harness *h)
+{
+	unsigned k = fuzz_u8(&h->in), count = 0;
+	for (struct node_proc *p = h->n.procs; p; p = p->next)
+		count++;
+	if (!count)
+		return NULL;
+	struct node_proc *p = h->n.procs;
+	for (k %= count; k; k--)
+		p = p->next;
+	return &p->queue;
+}
+
+/* A frame as device_frames.c delivers one: the next queued buffer of a
+ * process, some bytes written, done (maybe errored) or handed back. */
 static void frame(struct harness *h)
 {
-	struct vq_buffer *b = vq_next(&h->n.queue);
+	struct vq *q = some_queue(h);
+	if (!q)
+		return;
+	struct vq_buffer *b = vq_next(q);
 	uint8_t how = fuzz_u8(&h->in);
 	uint32_t used = fuzz_u32(&h->in);
 	if (!b)
@@ -332,11 +355,11 @@ static void frame(struct harness *h)
 		b->mem[used - 1] = how;
 	}
 	if (how == 0xff) {
-		vq_requeue(&h->n.queue, b);
+		vq_requeue(q, b);
 		return;
 	}
 	struct timeval tv = { .tv_sec = 1, .tv_usec = how };
-	vq_done(&h->n.queue, b, used, how & 1 ? V4L2_BUF_FLAG_ERROR : 0, how, &tv);
+	vq_done(q, b, used, how & 1 ? V4L2_BUF_FLAG_ERROR : 0, how, &tv);
 }
 
 static void check_read(struct harness *h, struct node_file *f, int r, size_t want,
@@ -429,7 +452,7 @@ static void step(struct harness *h)
 		} else {
 			f = malloc(sizeof(*f));
 			FUZZ_CHECK(f);
-			node_open(&h->n, f);
+			FUZZ_CHECK(node_open_pid(&h->n, f, file_pid(h, which)) == 0);
 			h->files[which] = f;
 		}
 		break;
@@ -448,8 +471,8 @@ static void step(struct harness *h)
 			node_stream_failed(&h->n);
 			h->fake.streaming = false; /* the camera never started */
 		}
-		else
-			vq_set_error(&h->n.queue);
+		else if (some_queue(h))
+			node_set_error(&h->n);
 		break;
 	case 15:
 		/* once per input: it reads every control (slow) */
@@ -479,11 +502,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h->n.max_userptr_copy = USERPTR_COPY;
 	h->n.convert = flags & 1;
 	h->n.async = flags & 2;
+	h->processes = flags & 4;
+	h->n.exclusive = flags & 8;
 	h->fake.in = &h->in;
 	for (unsigned i = 0; i < MAX_FILES; i++) {
 		h->files[i] = malloc(sizeof(*h->files[i]));
 		FUZZ_CHECK(h->files[i]);
-		node_open(&h->n, h->files[i]);
+		FUZZ_CHECK(node_open_pid(&h->n, h->files[i], file_pid(h, i)) == 0);
 		h->nonblock[i] = true;
 	}
 	for (unsigned steps = 0; h->in.n && steps < 256; steps++) {

@@ -265,6 +265,66 @@ static void check_frame(struct sink *s, unsigned i, const uint8_t *f, size_t len
 	ck_assert(memcmp(s->data[i], f, len) == 0);
 }
 
+/* The device takes a buffer back mid-frame (a process stops streaming
+ * while others go on): the frame continues where it is moved, its bytes so
+ * far with it, or without a buffer at all. */
+START_TEST(buffer_moved_mid_frame)
+{
+	struct sink s;
+	sink_init(&s, 20000, false);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t pkt[1024];
+	uint8_t *f = make_frame(10000, 5);
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	vcam_payload_start_frame(&p, f, 10000, 0, false);
+	uint64_t t = 0;
+	for (unsigned k = 0; p.in_frame; k++) {
+		if (k == 4) {
+			uvc_assembler_move_buffer(&s.a, s.bufs[0], s.bufs[1], s.cap);
+			memset(s.bufs[0], 0, s.cap); /* the old buffer is no longer read */
+		}
+		size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), t += 125000);
+		ck_assert_int_eq(uvc_assembler_packet(&s.a, pkt, n), 0);
+	}
+	check_frame(&s, 0, f, 10000, 0, 0);
+	ck_assert_ptr_eq(s.ev[0].buf, s.bufs[1]);
+
+	/* to a smaller buffer: what does not fit is lost, the frame errored */
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	vcam_payload_start_frame(&p, f, 10000, t, false);
+	for (unsigned k = 0; p.in_frame; k++) {
+		if (k == 6)
+			uvc_assembler_move_buffer(&s.a, s.bufs[0], s.bufs[2], 100);
+		size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), t += 125000);
+		ck_assert_int_eq(uvc_assembler_packet(&s.a, pkt, n), 0);
+	}
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_ptr_eq(s.ev[1].buf, s.bufs[2]);
+	ck_assert_uint_eq(s.ev[1].bytesused, 100);
+	ck_assert(s.ev[1].flags & UVC_ASM_ERR_OVERFLOW);
+	ck_assert(memcmp(s.data[1], f, 100) == 0);
+
+	/* to nothing: the frame goes on unwritten and is never delivered */
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	vcam_payload_start_frame(&p, f, 10000, t, false);
+	for (unsigned k = 0; p.in_frame; k++) {
+		if (k == 3)
+			uvc_assembler_move_buffer(&s.a, s.bufs[0], NULL, 0);
+		size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), t += 125000);
+		ck_assert_int_eq(uvc_assembler_packet(&s.a, pkt, n), 0);
+	}
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.a.stats.frames_no_buffer, 1);
+	/* the spare moves too */
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	uvc_assembler_move_buffer(&s.a, s.bufs[0], s.bufs[1], s.cap);
+	ck_assert_ptr_eq(s.a.spare, s.bufs[1]);
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
 static const size_t iso_rooms[] = { 1024, 3072, 957, 13 };
 
 START_TEST(iso_frames_exact)
@@ -766,6 +826,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, garbage_never_crashes);
 	tcase_add_test(t, iso_camera_faults);
 	tcase_add_test(t, packet_lost_between_frames);
+	tcase_add_test(t, buffer_moved_mid_frame);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -26,6 +26,7 @@
  * of its own, so tests see that the node uses the camera's answer. */
 struct fake {
 	unsigned probes, starts, stops, queued;
+	unsigned consumers_on, consumers_off; /* processes fed, stopped */
 	int start_error;
 	struct uvc_probe last_want, started;
 	uint32_t answer_size; /* dwMaxVideoFrameSize answered; 0: w*h*2 */
@@ -67,10 +68,25 @@ static void fake_buffer_queued(void *dev)
 	((struct fake *)dev)->queued++;
 }
 
+static int fake_consumer_on(void *dev, struct node_proc *p)
+{
+	(void)p;
+	((struct fake *)dev)->consumers_on++;
+	return 0;
+}
+
+static void fake_consumer_off(void *dev, struct node_proc *p)
+{
+	(void)p;
+	((struct fake *)dev)->consumers_off++;
+}
+
 static const struct node_ops ops = {
 	.probe = fake_probe,
 	.stream_on = fake_stream_on,
 	.stream_off = fake_stream_off,
+	.consumer_on = fake_consumer_on,
+	.consumer_off = fake_consumer_off,
 	.buffer_queued = fake_buffer_queued,
 };
 
@@ -316,7 +332,7 @@ START_TEST(converted_format_negotiated)
 	ck_assert_uint_eq(fmt.fmt.pix.field, V4L2_FIELD_NONE);
 	ck_assert_uint_eq(fmt.fmt.pix.colorspace, V4L2_COLORSPACE_SRGB);
 	ck_assert_uint_eq(fmt.fmt.pix.priv, V4L2_PIX_FMT_PRIV_MAGIC);
-	ck_assert_uint_eq(n.conv_fourcc, 0); /* TRY_FMT changes nothing */
+	ck_assert_uint_eq(n.fmt.conv_fourcc, 0); /* TRY_FMT changes nothing */
 
 	/* 1920x1080 exists only as MJPEG: JPEG's full-range BT.601 planes */
 	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUV420;
@@ -336,9 +352,9 @@ START_TEST(converted_format_negotiated)
 	fmt.fmt.pix.width = 1280;
 	fmt.fmt.pix.height = 720;
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_FMT, &fmt), 0);
-	ck_assert_uint_eq(n.conv_fourcc, V4L2_PIX_FMT_BGR24);
-	ck_assert_uint_eq(n.conv_reason, CFMT_RAW_AT_INTERVAL);
-	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(n.fmt.conv_fourcc, V4L2_PIX_FMT_BGR24);
+	ck_assert_uint_eq(n.fmt.conv_reason, CFMT_RAW_AT_INTERVAL);
+	ck_assert_uint_eq(n.fmt.format->fourcc, V4L2_PIX_FMT_YUYV);
 	struct v4l2_format cur = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &cur), 0);
 	ck_assert_uint_eq(cur.fmt.pix.pixelformat, V4L2_PIX_FMT_BGR24);
@@ -374,7 +390,7 @@ START_TEST(converted_format_negotiated)
 	/* a native S_FMT ends the conversion */
 	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_FMT, &fmt), 0);
-	ck_assert_uint_eq(n.conv_fourcc, 0);
+	ck_assert_uint_eq(n.fmt.conv_fourcc, 0);
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &cur), 0);
 	ck_assert_uint_eq(cur.fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV);
 	node_release(&n, &f);
@@ -395,16 +411,16 @@ START_TEST(converted_source_follows_interval)
 	fmt.fmt.pix.width = 1280;
 	fmt.fmt.pix.height = 720;
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_FMT, &fmt), 0);
-	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(n.fmt.format->fourcc, V4L2_PIX_FMT_YUYV);
 	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 60 };
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_PARM, &parm), 0);
 	ck_assert_uint_eq(parm.parm.capture.timeperframe.denominator, 60);
 	ck_assert_uint_eq(fake.last_want.format_index, 2);
-	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_MJPEG);
-	ck_assert_uint_eq(n.frame->width, 1280);
-	ck_assert_uint_eq(n.conv_fourcc, V4L2_PIX_FMT_RGB24);
-	ck_assert_uint_eq(n.conv_reason, CFMT_MJPEG);
+	ck_assert_uint_eq(n.fmt.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	ck_assert_uint_eq(n.fmt.frame->width, 1280);
+	ck_assert_uint_eq(n.fmt.conv_fourcc, V4L2_PIX_FMT_RGB24);
+	ck_assert_uint_eq(n.fmt.conv_reason, CFMT_MJPEG);
 	struct v4l2_format cur = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &cur), 0);
 	ck_assert_uint_eq(cur.fmt.pix.pixelformat, V4L2_PIX_FMT_RGB24);
@@ -412,8 +428,8 @@ START_TEST(converted_source_follows_interval)
 	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 15 };
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_PARM, &parm), 0);
 	ck_assert_uint_eq(parm.parm.capture.timeperframe.denominator, 15);
-	ck_assert_uint_eq(n.format->fourcc, V4L2_PIX_FMT_YUYV);
-	ck_assert_uint_eq(n.conv_reason, CFMT_RAW_AT_INTERVAL);
+	ck_assert_uint_eq(n.fmt.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(n.fmt.conv_reason, CFMT_RAW_AT_INTERVAL);
 	node_release(&n, &f);
 }
 END_TEST
@@ -448,12 +464,12 @@ END_TEST
  * finishes one. */
 static void deliver_frame(uint8_t fill, size_t bytes)
 {
-	struct vq_buffer *b = vq_next(&n.queue);
+	struct vq_buffer *b = vq_next(&n.procs->queue);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_uint_ge(b->length, bytes);
 	memset(b->mem, fill, bytes);
 	struct timeval tv = { 1, 2 };
-	vq_done(&n.queue, b, (uint32_t)bytes, 0, -1, &tv);
+	vq_done(&n.procs->queue, b, (uint32_t)bytes, 0, -1, &tv);
 }
 
 START_TEST(mmap_streaming_and_owner)
@@ -511,6 +527,182 @@ START_TEST(mmap_streaming_and_owner)
 }
 END_TEST
 
+/* ---- several processes on one camera (docs/architecture.md) ---- */
+
+static int set_fmt(struct node_file *f, unsigned cmd, uint32_t fourcc, uint32_t w, uint32_t h,
+		   struct v4l2_format *out)
+{
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	fmt.fmt.pix.pixelformat = fourcc;
+	fmt.fmt.pix.width = w;
+	fmt.fmt.pix.height = h;
+	int err = ioctl_(f, cmd, &fmt);
+	if (out)
+		*out = fmt;
+	return err;
+}
+
+static int stream_mmap(struct node_file *f, unsigned count)
+{
+	struct v4l2_requestbuffers rb = { .count = count, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	int err = ioctl_(f, VIDIOC_REQBUFS, &rb);
+	for (unsigned i = 0; !err && i < rb.count; i++) {
+		struct v4l2_buffer b = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					 .memory = V4L2_MEMORY_MMAP };
+		err = ioctl_(f, VIDIOC_QBUF, &b);
+	}
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	return err ? err : ioctl_(f, VIDIOC_STREAMON, &type);
+}
+
+static int stream_off(struct node_file *f)
+{
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	return ioctl_(f, VIDIOC_STREAMOFF, &type);
+}
+
+START_TEST(processes_share_the_camera)
+{
+	struct node_file a, a2, b;
+	struct v4l2_format got;
+	ck_assert_int_eq(node_open_pid(&n, &a, 100), 0);
+	ck_assert_int_eq(node_open_pid(&n, &a2, 100), 0);
+	ck_assert_int_eq(node_open_pid(&n, &b, 200), 0);
+	ck_assert_ptr_eq(a.proc, a2.proc); /* one queue per process */
+	ck_assert_ptr_ne(a.proc, b.proc);
+
+	ck_assert_int_eq(set_fmt(&a, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 640, 480, NULL), 0);
+	ck_assert_int_eq(stream_mmap(&a, 2), 0);
+	ck_assert_uint_eq(fake.starts, 1);
+	ck_assert_uint_eq(fake.consumers_on, 1);
+	/* within a process, vb2's rule: the other file gets EBUSY */
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&a2, VIDIOC_REQBUFS, &rb), -EBUSY);
+
+	/* another process: what the running stream gives, nothing else */
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_G_FMT, 0, 0, 0, &got), 0);
+	ck_assert_uint_eq(got.fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(got.fmt.pix.width, 640);
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_TRY_FMT, V4L2_PIX_FMT_MJPEG, 1280, 720, NULL), -EBUSY);
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 1280, 720, NULL), -EBUSY);
+	unsigned probes = fake.probes;
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 640, 480, &got), 0);
+	ck_assert_uint_eq(fake.probes, probes); /* the probe control is the stream's */
+	struct v4l2_format running;
+	ck_assert_int_eq(set_fmt(&a, VIDIOC_G_FMT, 0, 0, 0, &running), 0);
+	/* the camera's answer for the running stream, not the descriptors' */
+	ck_assert_uint_eq(got.fmt.pix.sizeimage, running.fmt.pix.sizeimage);
+	ck_assert_uint_eq(running.fmt.pix.sizeimage, 0x1234);
+	ck_assert_int_eq(stream_mmap(&b, 3), 0);
+	ck_assert_uint_eq(fake.starts, 1); /* the camera streams once */
+	ck_assert_uint_eq(fake.consumers_on, 2);
+	ck_assert_uint_eq(b.proc->queue.n_buffers, 3);
+	ck_assert_ptr_ne(b.proc->queue.buffers[0].mem, a.proc->queue.buffers[0].mem);
+
+	/* the first one stops: the camera goes on for the other */
+	ck_assert_int_eq(stream_off(&a), 0);
+	ck_assert_uint_eq(fake.stops, 0);
+	ck_assert_uint_eq(fake.consumers_off, 1);
+	rb.count = 0;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_REQBUFS, &rb), 0);
+	/* and the mode is the running one until nobody streams */
+	ck_assert_int_eq(set_fmt(&a, VIDIOC_S_FMT, V4L2_PIX_FMT_MJPEG, 1280, 720, NULL), -EBUSY);
+	node_release(&n, &b); /* closing stops its stream */
+	ck_assert_uint_eq(fake.stops, 1);
+	ck_assert_uint_eq(fake.consumers_off, 2);
+	ck_assert_int_eq(set_fmt(&a, VIDIOC_S_FMT, V4L2_PIX_FMT_MJPEG, 1280, 720, &got), 0);
+	ck_assert_uint_eq(got.fmt.pix.pixelformat, V4L2_PIX_FMT_MJPEG);
+	node_release(&n, &a2);
+	node_release(&n, &a);
+	ck_assert_ptr_null(n.procs);
+}
+END_TEST
+
+/* A process that set another format before the camera ran cannot stream
+ * while the camera runs the first one's; a converted format of the
+ * running one can, in buffers of its own size. */
+START_TEST(processes_formats)
+{
+	struct node_file a, b, c;
+	struct v4l2_format got;
+	n.convert = true;
+	node_open_pid(&n, &a, 100);
+	node_open_pid(&n, &b, 200);
+	node_open_pid(&n, &c, 300);
+	ck_assert_int_eq(set_fmt(&c, VIDIOC_S_FMT, V4L2_PIX_FMT_MJPEG, 1280, 720, NULL), 0);
+	ck_assert_int_eq(set_fmt(&a, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 640, 480, NULL), 0);
+	ck_assert_int_eq(stream_mmap(&a, 2), 0);
+	ck_assert_uint_eq(fake.started.format_index, 1); /* YUYV */
+	ck_assert_int_eq(stream_mmap(&c, 2), -EBUSY);
+	ck_assert(!c.proc->queue.streaming);
+
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_S_FMT, V4L2_PIX_FMT_RGB24, 640, 480, &got), 0);
+	ck_assert_uint_eq(got.fmt.pix.sizeimage, 640 * 480 * 3);
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_S_FMT, V4L2_PIX_FMT_RGB24, 1920, 1080, NULL), -EBUSY);
+	ck_assert_int_eq(stream_mmap(&b, 2), 0);
+	ck_assert_uint_eq(b.proc->queue.buffers[0].plane_size, 640 * 480 * 3);
+	ck_assert_uint_eq(node_proc_fmt(&n, b.proc)->conv_fourcc, V4L2_PIX_FMT_RGB24);
+	ck_assert_uint_eq(node_proc_fmt(&n, a.proc)->conv_fourcc, 0);
+	ck_assert_int_eq(set_fmt(&a, VIDIOC_G_FMT, 0, 0, 0, &got), 0);
+	ck_assert_uint_eq(got.fmt.pix.pixelformat, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(fake.starts, 1);
+	node_release(&n, &a);
+	node_release(&n, &b);
+	ck_assert_uint_eq(fake.stops, 1);
+	/* the camera idle: c's format streams now */
+	ck_assert_int_eq(stream_mmap(&c, 2), 0);
+	ck_assert_uint_eq(fake.started.format_index, 2); /* MJPEG */
+	node_release(&n, &c);
+}
+END_TEST
+
+/* read() of one process beside MMAP of another; priorities stay
+ * camera-wide, as on a kernel node. */
+START_TEST(processes_read_and_priority)
+{
+	struct node_file a, b;
+	node_open_pid(&n, &a, 100);
+	node_open_pid(&n, &b, 200);
+	ck_assert_int_eq(stream_mmap(&a, 2), 0);
+	const uint8_t *data;
+	size_t len;
+	ck_assert_int_eq(node_read(&n, &b, 4096, true, true, &data, &len), -EAGAIN);
+	ck_assert(b.proc->queue.streaming);
+	ck_assert_uint_eq(b.proc->queue.memory, VQ_MEMORY_READ);
+	ck_assert_uint_eq(fake.starts, 1);
+	ck_assert_uint_eq(fake.consumers_on, 2);
+	uint32_t prio = V4L2_PRIORITY_RECORD;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_S_PRIORITY, &prio), 0);
+	ck_assert_int_eq(set_fmt(&b, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 640, 480, NULL), -EBUSY);
+	node_release(&n, &b);
+	ck_assert_uint_eq(fake.stops, 0);
+	node_release(&n, &a);
+	ck_assert_uint_eq(fake.stops, 1);
+}
+END_TEST
+
+/* --exclusive: uvcvideo's single owner, whatever the process. */
+START_TEST(exclusive_single_owner)
+{
+	struct node_file a, b;
+	n.exclusive = true;
+	node_open_pid(&n, &a, 100);
+	node_open_pid(&n, &b, 200);
+	ck_assert_ptr_eq(a.proc, b.proc);
+	ck_assert_int_eq(stream_mmap(&a, 2), 0);
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&b, VIDIOC_REQBUFS, &rb), -EBUSY);
+	const uint8_t *data;
+	size_t len;
+	ck_assert_int_eq(node_read(&n, &b, 4096, true, true, &data, &len), -EBUSY);
+	node_release(&n, &a);
+	node_release(&n, &b);
+}
+END_TEST
+
 START_TEST(owner_close_stops_the_camera)
 {
 	struct node_file a;
@@ -522,7 +714,7 @@ START_TEST(owner_close_stops_the_camera)
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
 	node_release(&n, &a);
 	ck_assert_uint_eq(fake.stops, 1);
-	ck_assert(!n.queue.streaming);
+	ck_assert_ptr_null(n.procs); /* the process's queue went with its last file */
 }
 END_TEST
 
@@ -640,7 +832,7 @@ START_TEST(streamon_failure_keeps_buffers)
 	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	fake.start_error = -EIO;
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), -EIO);
-	ck_assert(!n.queue.streaming);
+	ck_assert(!n.procs->queue.streaming);
 	struct v4l2_buffer q = { .index = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 				 .memory = V4L2_MEMORY_MMAP };
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_QUERYBUF, &q), 0);
@@ -671,7 +863,7 @@ START_TEST(stream_failed_later)
 	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
 	node_stream_failed(&n);
-	ck_assert(!n.queue.streaming);
+	ck_assert(!n.procs->queue.streaming);
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_QUERYBUF, &q), 0);
 	ck_assert(q.flags & V4L2_BUF_FLAG_QUEUED);
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMON, &type), 0);
@@ -740,7 +932,7 @@ START_TEST(userptr_too_large_is_kept)
 	const void *data = NULL;
 	size_t len = 0;
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), -E2BIG);
-	ck_assert(vq_has_done(&n.queue));
+	ck_assert(vq_has_done(&n.procs->queue));
 	n.max_userptr_copy = 4096;
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), 0);
 	ck_assert_uint_eq(len, 2000);
@@ -777,9 +969,9 @@ START_TEST(userptr_lost_answer_stays_done)
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, &data, &len), 0);
 	ck_assert_uint_eq(len, 2000);
 	struct v4l2_buffer sent = buf;
-	ck_assert(!vq_has_done(&n.queue));
-	node_dqbuf_lost(&n, &sent); /* the data round never came */
-	ck_assert(vq_has_done(&n.queue));
+	ck_assert(!vq_has_done(&n.procs->queue));
+	node_dqbuf_lost(&n, &a, &sent); /* the data round never came */
+	ck_assert(vq_has_done(&n.procs->queue));
 	memset(&buf, 0, sizeof(buf));
 	buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	buf.memory = V4L2_MEMORY_USERPTR;
@@ -791,13 +983,13 @@ START_TEST(userptr_lost_answer_stays_done)
 	ck_assert_uint_eq(((const uint8_t *)data)[1999], 0x66);
 	/* once delivered (or after STREAMOFF) a late notice changes nothing */
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_QBUF, &buf), 0);
-	node_dqbuf_lost(&n, &sent);
-	ck_assert(!vq_has_done(&n.queue));
+	node_dqbuf_lost(&n, &a, &sent);
+	ck_assert(!vq_has_done(&n.procs->queue));
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMOFF, &type), 0);
-	node_dqbuf_lost(&n, &sent);
-	ck_assert(!vq_has_done(&n.queue));
+	node_dqbuf_lost(&n, &a, &sent);
+	ck_assert(!vq_has_done(&n.procs->queue));
 	sent.index = 99;
-	node_dqbuf_lost(&n, &sent);
+	node_dqbuf_lost(&n, &a, &sent);
 	node_release(&n, &a);
 }
 END_TEST
@@ -1504,6 +1696,10 @@ int main(void)
 	tcase_add_test(tc, frame_rate);
 	tcase_add_test(tc, mmap_streaming_and_owner);
 	tcase_add_test(tc, owner_close_stops_the_camera);
+	tcase_add_test(tc, processes_share_the_camera);
+	tcase_add_test(tc, processes_formats);
+	tcase_add_test(tc, processes_read_and_priority);
+	tcase_add_test(tc, exclusive_single_owner);
 	tcase_add_test(tc, read_in_chunks);
 	tcase_add_test(tc, poll_starts_reading_only_for_pollin);
 	tcase_add_test(tc, streamoff_while_reading);

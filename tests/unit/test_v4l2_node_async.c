@@ -382,10 +382,10 @@ START_TEST(dqbuf_answered_while_other_file_waits)
 	ck_assert_int_eq(node_ioctl(n, &b, VIDIOC_STREAMON, &type, NULL, 0, true, NULL, NULL), 0);
 	ck_assert_uint_eq(s_async.streams, 1);
 	for (int frame = 0; frame < 3; frame++) {
-		struct vq_buffer *vb = vq_next(&n->queue);
+		struct vq_buffer *vb = vq_next(&n->procs->queue);
 		ck_assert_ptr_nonnull(vb);
 		struct timeval tv = { 1, frame };
-		vq_done(&n->queue, vb, 1000, 0, frame, &tv);
+		vq_done(&n->procs->queue, vb, 1000, 0, frame, &tv);
 		struct v4l2_buffer buf = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 					   .memory = V4L2_MEMORY_MMAP };
 		ck_assert_int_eq(node_ioctl(n, &b, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), 0);
@@ -556,7 +556,7 @@ START_TEST(probe_async_as_sync)
 	ck_assert_uint_eq(f.fmt.pix.width, 1280);
 	ck_assert_int_eq(both(&fs, &fa, VIDIOC_S_FMT, &f, sizeof(f)), 0);
 	ck_assert_uint_eq(f.fmt.pix.pixelformat, V4L2_PIX_FMT_MJPEG);
-	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	ck_assert_uint_eq(s_async.node.fmt.format->fourcc, V4L2_PIX_FMT_MJPEG);
 	/* SET_CUR, GET_MIN, GET_MAX, SET_CUR, GET_CUR */
 	struct v4l2_format g = f;
 	unsigned rounds;
@@ -572,7 +572,7 @@ START_TEST(probe_async_as_sync)
 	s_async.inject = -EPIPE;
 	f.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
 	ck_assert_int_eq(both(&fs, &fa, VIDIOC_S_FMT, &f, sizeof(f)), -EIO);
-	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_MJPEG);
+	ck_assert_uint_eq(s_async.node.fmt.format->fourcc, V4L2_PIX_FMT_MJPEG);
 	ck_assert_str_eq(s_async.trace, s_sync.trace);
 	node_release(&s_sync.node, &fs);
 	node_release(&s_async.node, &fa);
@@ -601,9 +601,9 @@ START_TEST(probe_while_camera_away)
 	ck_assert_uint_eq(rounds, 0);
 	ck_assert_int_eq(run(&s_sync, &fs, VIDIOC_S_FMT, &g, NULL), 0);
 	ck_assert_int_eq(memcmp(&f, &g, sizeof(f)), 0);
-	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_YUYV);
-	ck_assert_uint_eq(s_async.node.frame->width, 1280);
-	ck_assert_uint_gt(s_async.node.probe.max_payload_transfer_size, 0);
+	ck_assert_uint_eq(s_async.node.fmt.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(s_async.node.fmt.frame->width, 1280);
+	ck_assert_uint_gt(s_async.node.fmt.probe.max_payload_transfer_size, 0);
 	struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, 5 };
 	ck_assert_int_eq(run(&s_async, &fa, VIDIOC_S_PARM, &parm, &rounds), 0);
@@ -646,7 +646,7 @@ START_TEST(probe_waiting_leaves_others_alone)
 			 0);
 	f = orig;
 	ck_assert_int_eq(run(&s_async, &a, VIDIOC_S_FMT, &f, NULL), -EBUSY);
-	ck_assert_uint_eq(s_async.node.format->fourcc, V4L2_PIX_FMT_YUYV);
+	ck_assert_uint_eq(s_async.node.fmt.format->fourcc, V4L2_PIX_FMT_YUYV);
 	node_release(&s_async.node, &a);
 	node_release(&s_async.node, &b);
 }

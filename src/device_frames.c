@@ -1,0 +1,451 @@
+/* The camera's frames to the processes that stream (issue 13's sharing).
+ *
+ * The camera streams once; each streaming process is a consumer with its
+ * own queue (node_proc), fed natively or through its own converter.
+ * - One consumer: the assembler writes straight into its next queued
+ *   buffer, or into a native buffer of its converter: no copy beyond the
+ *   one from the USB transfers (the single-app path of uvcvideo).
+ * - Several: the assembler writes into the device's fan-out buffer, and
+ *   each consumer gets a copy in its next queued buffer (or in a native
+ *   buffer of its converter). One copy per consumer, so no process's
+ *   buffers ever hold bytes another process can write.
+ * A consumer that joins mid-frame gets that frame too (copied from where
+ * it was assembled); one that leaves mid-frame takes its buffer back and
+ * the frame goes on in the fan-out buffer, so the others see no gap. */
+#include "device_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "convert_stream.h"
+#include "log.h"
+#include "v4l2/node.h"
+
+static struct timeval frame_time(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (struct timeval){ .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
+}
+
+/* The camera's sequence number of a frame of the assembler: its count
+ * plus the frames a replug lost (device_replug.c). */
+static uint64_t frame_sequence(struct device *dev, const struct uvc_frame_event *ev)
+{
+	uint64_t seq = ev->sequence + dev->seq_offset;
+	dev->next_sequence = seq + 1;
+	return seq;
+}
+
+/* A consumer counts from its STREAMON, as vb2 does; gaps stay gaps. */
+static uint32_t consumer_sequence(const struct dev_consumer *c, uint64_t seq)
+{
+	return (uint32_t)(seq - c->seq_base);
+}
+
+/* The fan-out buffer holds at least cap bytes and a frame of the running
+ * format. */
+static bool fan_ready(struct device *dev, size_t cap)
+{
+	size_t need = node_current_fmt(&dev->node)->probe.max_video_frame_size;
+	if (need < cap)
+		need = cap;
+	long page = sysconf(_SC_PAGESIZE);
+	need = (need + (size_t)page - 1) / (size_t)page * (size_t)page;
+	if (dev->fan_buf && dev->fan_cap >= need)
+		return true;
+	uint8_t *buf = malloc(need);
+	if (!buf) {
+		log_warn("no memory for a %zu-byte frame shared between processes", need);
+		return false;
+	}
+	free(dev->fan_buf);
+	dev->fan_buf = buf;
+	dev->fan_cap = need;
+	return true;
+}
+
+/* Held native frames go to the converter as the app's buffers allow,
+ * oldest first, each straight into the next queued buffer. */
+static void submit_held(struct dev_consumer *c)
+{
+	struct vq *q = &c->proc->queue;
+	struct vq_buffer *b;
+	while (c->converting && c->n_held && (b = vq_next(q))) {
+		struct held_frame h = c->held[0];
+		memmove(&c->held[0], &c->held[1], --c->n_held * sizeof(c->held[0]));
+		if (convert_stream_submit(c->conv, h.native, h.len, b->mem, b->length, b, &h.meta)) {
+			c->dev->frames_dropped++;
+			vq_requeue(q, b);
+			convert_stream_unused(c->conv, h.native);
+		}
+	}
+}
+
+static void drop_oldest_held(struct dev_consumer *c)
+{
+	c->dev->frames_no_app_buffer++;
+	c->missed++;
+	convert_stream_unused(c->conv, c->held[0].native);
+	memmove(&c->held[0], &c->held[1], --c->n_held * sizeof(c->held[0]));
+}
+
+/* A native frame for converting consumer c is complete in one of its
+ * native buffers. While its app has no buffer queued the frame waits
+ * there (uvcvideo would drop it); when too many wait, the oldest is lost,
+ * its sequence number skipped. */
+static void native_frame(struct dev_consumer *c, uint8_t *native, size_t len,
+			 const struct convert_frame_meta *meta)
+{
+	/* held: the newest frames, as many as leaves the assembler a buffer
+	 * and a thread one */
+	if (c->n_held == HELD_MAX || c->n_held + 2 >= convert_stream_slots(c->conv))
+		drop_oldest_held(c);
+	c->held[c->n_held++] = (struct held_frame){ .native = native, .len = len, .meta = *meta };
+	submit_held(c);
+}
+
+/* A copy of a finished frame for consumer c (several consumers, or one
+ * that joined while the frame was assembled elsewhere). */
+static void deliver_copy(struct dev_consumer *c, const uint8_t *src, size_t len, uint64_t seq,
+			 const struct convert_frame_meta *camera_meta)
+{
+	struct device *dev = c->dev;
+	struct convert_frame_meta meta = *camera_meta;
+	meta.sequence = consumer_sequence(c, seq);
+	if (c->conv) {
+		size_t cap;
+		uint8_t *native = c->converting ? convert_stream_native(c->conv, &cap) : NULL;
+		if (!native && c->converting && c->n_held) {
+			drop_oldest_held(c);
+			native = convert_stream_native(c->conv, &cap);
+		}
+		if (!native) {
+			dev->frames_no_app_buffer++;
+			c->missed++;
+			return;
+		}
+		size_t n = len < cap ? len : cap;
+		memcpy(native, src, n);
+		native_frame(c, native, n, &meta);
+		return;
+	}
+	struct vq *q = &c->proc->queue;
+	struct vq_buffer *b = vq_next(q);
+	if (!b) {
+		dev->frames_no_app_buffer++;
+		c->missed++;
+		return;
+	}
+	memcpy(b->mem, src, len < b->length ? len : b->length);
+	/* a frame beyond the buffer is cut and flagged by vq_done */
+	vq_done(q, b, (uint32_t)len, meta.flags, meta.sequence, &meta.timestamp);
+	c->frames++;
+}
+
+/* Frames the assembler started without a buffer: the lateness of the
+ * consumer that was alone (with several, the fan-out buffer is always
+ * there), put down to it for its log line. */
+static void account_no_buffer(struct device *dev)
+{
+	uint64_t now = dev->assembler.stats.frames_no_buffer;
+	struct dev_consumer *c = dev->consumers;
+	if (c && !c->next)
+		c->missed += now - dev->no_buffer_seen;
+	dev->no_buffer_seen = now;
+}
+
+/* A buffer the assembler had goes back unused. */
+static void give_back(struct device *dev, const struct frames_given *g)
+{
+	(void)dev;
+	if (g->kind == GIVEN_APP)
+		vq_requeue(&g->c->proc->queue, g->b);
+	else if (g->kind == GIVEN_NATIVE && g->c->converting)
+		convert_stream_unused(g->c->conv, g->mem);
+}
+
+void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
+{
+	struct device *dev = opaque;
+	struct frames_given g = dev->given;
+	account_no_buffer(dev);
+	if (g.kind == GIVEN_NONE || ev->buf != g.mem)
+		return; /* cannot happen: the assembler only writes what we gave */
+	dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
+		give_back(dev, &g);
+	} else {
+		uint64_t seq = frame_sequence(dev, ev);
+		struct convert_frame_meta meta = { .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
+						   .timestamp = frame_time() };
+		dev->frames++;
+		if (ev->error)
+			dev->frames_error++;
+		/* the copies first, from bytes no app can reach yet */
+		for (struct dev_consumer *c = dev->consumers; c; c = c->next)
+			if (g.kind == GIVEN_FAN || c != g.c)
+				deliver_copy(c, ev->buf, ev->bytesused, seq, &meta);
+		if (g.kind == GIVEN_APP) {
+			vq_done(&g.c->proc->queue, g.b, (uint32_t)ev->bytesused, meta.flags,
+				consumer_sequence(g.c, seq), &meta.timestamp);
+			g.c->frames++;
+		} else if (g.kind == GIVEN_NATIVE) {
+			meta.sequence = consumer_sequence(g.c, seq);
+			native_frame(g.c, g.mem, ev->bytesused, &meta);
+		}
+	}
+	frames_give(dev);
+	device_wake_all(dev);
+}
+
+void frames_give(struct device *dev)
+{
+	struct dev_consumer *c = dev->consumers;
+	if (dev->detached || dev->unplugged || dev->given.kind != GIVEN_NONE || !c)
+		return; /* while the camera is away buffers stay queued for the replug */
+	struct frames_given g = { .kind = GIVEN_NONE };
+	if (c->next) {
+		if (!fan_ready(dev, 0))
+			return;
+		g = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->fan_buf, .cap = dev->fan_cap };
+	} else if (c->conv) {
+		size_t cap;
+		uint8_t *native = c->converting ? convert_stream_native(c->conv, &cap) : NULL;
+		if (!native)
+			return;
+		g = (struct frames_given){ .kind = GIVEN_NATIVE, .c = c, .mem = native, .cap = cap };
+	} else {
+		struct vq_buffer *b = vq_next(&c->proc->queue);
+		if (!b)
+			return;
+		g = (struct frames_given){ .kind = GIVEN_APP, .c = c, .b = b, .mem = b->mem,
+					   .cap = b->length };
+	}
+	dev->given = g;
+	uvc_assembler_set_buffer(&dev->assembler, g.mem, g.cap);
+}
+
+/* A converted frame is back from the pool, in order. */
+static void on_converted(void *data, void *cookie, long result,
+			 const struct convert_frame_meta *meta)
+{
+	struct dev_consumer *c = data;
+	struct device *dev = c->dev;
+	struct vq *q = &c->proc->queue;
+	struct vq_buffer *b = cookie;
+	if (result == -ECANCELED) {
+		/* the stream stops: the buffer goes back unused (ignored when
+		 * the queue took it back already) */
+		if (!c->conv_discard)
+			vq_requeue(q, b);
+		return;
+	}
+	if (result < 0) {
+		/* as an errored frame under uvcvideo's rules: dropped, its
+		 * sequence number skipped, the buffer reused */
+		dev->frames_undecodable++;
+		log_debug("frame %u does not convert: %s", meta->sequence, strerror((int)-result));
+		vq_requeue(q, b);
+	} else {
+		dev->frames_converted++;
+		c->frames++;
+		vq_done(q, b, (uint32_t)result, meta->flags, (int64_t)meta->sequence, &meta->timestamp);
+	}
+	frames_give(dev); /* its native buffer is free again */
+	device_wake_all(dev);
+}
+
+/* Consumer c's converter starts for the running format. */
+static int consumer_start(struct dev_consumer *c)
+{
+	struct device *dev = c->dev;
+	const struct node_fmt *run = node_current_fmt(&dev->node);
+	uint32_t dst = node_proc_fmt(&dev->node, c->proc)->conv_fourcc;
+	if (!c->conv || c->converting)
+		return 0;
+	int err = convert_stream_start(c->conv, run->format->fourcc, dst, run->frame->width,
+				       run->frame->height, run->probe.max_video_frame_size);
+	if (err) {
+		log_error("cannot start converting to %.4s: %s", (const char *)&dst, strerror(-err));
+		return -ENOMEM;
+	}
+	c->converting = true;
+	return 0;
+}
+
+static void consumer_stop(struct dev_consumer *c)
+{
+	if (c->converting)
+		convert_stream_stop(c->conv); /* requeues through on_converted; frees held frames */
+	c->converting = false;
+	c->n_held = 0;
+}
+
+int frames_start(struct device *dev)
+{
+	give_back(dev, &dev->given);
+	uvc_assembler_move_buffer(&dev->assembler, dev->given.mem, NULL, 0);
+	dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	int ret = 0;
+	for (struct dev_consumer *c = dev->consumers; c; c = c->next) {
+		int err = consumer_start(c);
+		if (err) {
+			vq_set_error(&c->proc->queue);
+			ret = err;
+		}
+	}
+	frames_give(dev);
+	return ret;
+}
+
+void device_stop_frames(struct device *dev)
+{
+	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
+	uvc_assembler_move_buffer(&dev->assembler, dev->given.mem, NULL, 0);
+	give_back(dev, &dev->given);
+	dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	for (struct dev_consumer *c = dev->consumers; c; c = c->next)
+		consumer_stop(c);
+}
+
+static unsigned consumer_count(const struct device *dev)
+{
+	unsigned n = 0;
+	for (const struct dev_consumer *c = dev->consumers; c; c = c->next)
+		n++;
+	return n;
+}
+
+int frames_consumer_on(void *opaque, struct node_proc *p)
+{
+	struct device *dev = opaque;
+	const struct node_fmt *f = node_proc_fmt(&dev->node, p);
+	struct dev_consumer *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->dev = dev;
+	c->proc = p;
+	c->seq_base = dev->next_sequence;
+	if (f->conv_fourcc &&
+	    !(c->conv = convert_stream_new(dev->loop, dev->convert_threads, on_converted, c))) {
+		free(c);
+		return -ENOMEM;
+	}
+	if (!dev->detached && !dev->unplugged && consumer_start(c)) {
+		convert_stream_free(c->conv);
+		free(c);
+		return -ENOMEM;
+	}
+	account_no_buffer(dev);
+	struct dev_consumer **pp = &dev->consumers;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = c; /* in the order they came */
+	p->dev_data = c;
+	if (c != dev->consumers) {
+		for (struct dev_consumer *o = dev->consumers; o; o = o->next)
+			o->shared = true;
+		uint32_t fourcc = f->conv_fourcc ? f->conv_fourcc : f->format->fourcc;
+		log_info("process %d joins the stream as %.4s %ux%u (%u processes streaming)",
+			 (int)p->pid, (const char *)&fourcc, f->frame->width, f->frame->height,
+			 consumer_count(dev));
+	}
+	frames_give(dev);
+	return 0;
+}
+
+void frames_consumer_off(void *opaque, struct node_proc *p)
+{
+	struct device *dev = opaque;
+	struct dev_consumer *c = p->dev_data;
+	if (!c)
+		return;
+	account_no_buffer(dev);
+	for (struct dev_consumer **pp = &dev->consumers; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	if (dev->given.kind != GIVEN_NONE && dev->given.c == c) {
+		/* the frame being assembled in its buffer goes on in the fan-out
+		 * buffer for the others: they see no gap */
+		struct frames_given g = dev->given;
+		dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+		if (dev->consumers && fan_ready(dev, g.cap)) {
+			uvc_assembler_move_buffer(&dev->assembler, g.mem, dev->fan_buf, dev->fan_cap);
+			dev->given = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->fan_buf,
+							    .cap = dev->fan_cap };
+		} else {
+			uvc_assembler_move_buffer(&dev->assembler, g.mem, NULL, 0);
+		}
+		give_back(dev, &g);
+	}
+	if (c->shared)
+		log_info("process %d left the stream after %llu frames, %llu lost for want of a "
+			 "buffer (%u processes streaming)",
+			 (int)p->pid, (unsigned long long)c->frames, (unsigned long long)c->missed,
+			 consumer_count(dev));
+	consumer_stop(c);
+	convert_stream_free(c->conv);
+	p->dev_data = NULL;
+	free(c);
+	frames_give(dev);
+}
+
+void frames_buffer_queued(void *opaque)
+{
+	struct device *dev = opaque;
+	for (struct dev_consumer *c = dev->consumers; c; c = c->next)
+		submit_held(c);
+	frames_give(dev);
+}
+
+void frames_forget_buffer(struct device *dev, struct vq_buffer *b)
+{
+	if (dev->given.kind == GIVEN_APP && dev->given.b == b) {
+		uvc_assembler_move_buffer(&dev->assembler, b->mem, NULL, 0);
+		dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	}
+	/* No worker may write into memory that goes away. The node stops a
+	 * consumer (consumer_off) before its queue frees buffers; this only
+	 * guards that order. */
+	for (struct dev_consumer *c = dev->consumers; c; c = c->next) {
+		struct vq *q = &c->proc->queue;
+		if (!c->conv || !convert_stream_busy(c->conv) || b < q->buffers ||
+		    b >= q->buffers + VIDEO_MAX_FRAME)
+			continue;
+		log_warn("buffers freed while frames were being converted: conversion stopped");
+		if (dev->given.kind == GIVEN_NATIVE && dev->given.c == c) {
+			uvc_assembler_move_buffer(&dev->assembler, dev->given.mem, NULL, 0);
+			dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+		}
+		c->conv_discard = true; /* the queue is freeing: leave it alone */
+		consumer_stop(c);
+		c->conv_discard = false;
+	}
+}
+
+unsigned frames_converters(const struct device *dev, unsigned *threads)
+{
+	unsigned n = 0;
+	*threads = 0;
+	for (const struct dev_consumer *c = dev->consumers; c; c = c->next) {
+		if (!c->conv)
+			continue;
+		if (!n++)
+			*threads = convert_stream_threads(c->conv);
+	}
+	return n;
+}
+
+void frames_free(struct device *dev)
+{
+	free(dev->fan_buf);
+	dev->fan_buf = NULL;
+	dev->fan_cap = 0;
+}
