@@ -7,7 +7,8 @@
 # brightness set before the unplug is in effect after it. A non-blocking
 # file meanwhile: V4L2_EVENT_SOURCE_CHANGE at the unplug and the replug, no
 # POLLIN and DQBUF EAGAIN while the camera is away (replug_client.py). The
-# same for a read() client, ffmpeg and GStreamer through the library. Then an
+# same for a read() client with an RGB24 one beside it (two processes, one
+# converted), ffmpeg and GStreamer through the library. Then an
 # unplug with no file open: the node goes after the linger and the daemon
 # exits 0. Last, --exit-on-unplug: open files get ENODEV, and the node goes
 # once they close. Runs under --systemd: libusb hears of hotplug through
@@ -61,11 +62,26 @@ grep -q "restored 1 of 1 saved controls" "$WORK/uvcuse.log" || fail "brightness 
 step "a file that streams sees the camera go and come back"
 python3 "$(dirname "$0")/replug_client.py" "$NODE" "$VCAM" || fail "replug client"
 
-step "read(): the same"
-"$READCAP" "$NODE" 200 "$WORK/read.yuyv" >"$WORK/app.log" 2>&1 &
-replug_during $!
-framecheck "$WORK/read.yuyv" YUYV 640x480 --min-frames 200 --expect-brightness 40 |
+step "read() and RGB24 through the library, two processes on the camera: the same"
+# the stream restarts for both: YUYV copied to one, converted for the other
+"$READCAP" "$NODE" 300 "$WORK/read.yuyv" >"$WORK/read.log" 2>&1 &
+READ=$!
+for ((i = 0; i < 150; i++)); do grep -q 'streaming YUYV 640x480, ' "$WORK/uvcuse.log" && break; sleep 0.1; done
+joins=$(grep -c 'joins the stream as RGB3' "$WORK/uvcuse.log" || true)
+"$UVCUSE_RUN" v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=RGB3 \
+	--stream-mmap --stream-count=200 --stream-to="$WORK/rgb.raw" >"$WORK/app.log" 2>&1 &
+RGB=$!
+for ((i = 0; i < 150; i++)); do
+	[ "$(grep -c 'joins the stream as RGB3' "$WORK/uvcuse.log")" -gt "$joins" ] && break
+	sleep 0.1
+done
+replug_during "$RGB"
+wait "$READ" || { cat "$WORK/read.log"; fail "the read() capture beside it"; }
+framecheck "$WORK/read.yuyv" YUYV 640x480 --min-frames 300 --expect-brightness 40 |
 	grep -E '^(frames|mean luma|verdict)'
+framecheck "$WORK/rgb.raw" RGB3 640x480 --min-frames 200 --expect-brightness 40 |
+	grep -E '^(frames|mean luma|verdict)'
+rm -f "$WORK/rgb.raw" "$WORK/read.yuyv"
 
 step "ffmpeg through the library: the same"
 "$UVCUSE_RUN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 \
