@@ -500,8 +500,13 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)st.packets, (unsigned long long)st.errors);
 	node_log_status(&dev->node, status_line, &sl);
 	char conv[160] = "";
+	/* the counters stay once the converting streams stopped; threads: those
+	 * of each converter (one per converting process), as configured */
 	unsigned threads, converters = frames_converters(dev, &threads);
-	if (converters)
+	if (!converters)
+		threads = dev->convert_threads ? dev->convert_threads :
+						 (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	if (converters || dev->frames_converted || dev->frames_undecodable)
 		snprintf(conv, sizeof(conv),
 			 "; converted: %llu on %u threads, undecodable: %llu, no app buffer: %llu",
 			 (unsigned long long)dev->frames_converted, threads,
@@ -1314,5 +1319,7 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	out->dropped = frames_dropped_total(dev);
 	out->errors = dev->frames_error;
 	out->clients = dev->n_files;
+	for (const struct dev_consumer *c = dev->consumers; c; c = c->next)
+		out->streamers++;
 	out->iso_bytes = out->streaming && ss.iso ? ss.packet_size : 0;
 }

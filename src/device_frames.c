@@ -355,6 +355,7 @@ int frames_consumer_on(void *opaque, struct node_proc *p)
 			 consumer_count(dev));
 	}
 	frames_give(dev);
+	device_changed(dev); /* the processes streaming: --status, STATUS= */
 	return 0;
 }
 
@@ -395,6 +396,7 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 	p->dev_data = NULL;
 	free(c);
 	frames_give(dev);
+	device_changed(dev);
 }
 
 void frames_buffer_queued(void *opaque)

@@ -72,6 +72,7 @@ int status_msg_encode(const struct device_status *st, char *buf, size_t len)
 	put_u64(&w, "dropped", st->dropped);
 	put_u64(&w, "errors", st->errors);
 	put_u64(&w, "clients", st->clients);
+	put_u64(&w, "streamers", st->streamers);
 	put_u64(&w, "iso_bytes", st->iso_bytes);
 	return w.full ? -ENOSPC : (int)w.used;
 }
@@ -150,6 +151,8 @@ int status_msg_decode(const char *buf, size_t len, struct device_status *out)
 			out->errors = number(v, vlen, 10);
 		else if (KEY("clients"))
 			out->clients = (unsigned)number(v, vlen, 10);
+		else if (KEY("streamers"))
+			out->streamers = (unsigned)number(v, vlen, 10);
 		else if (KEY("iso_bytes"))
 			out->iso_bytes = (uint32_t)number(v, vlen, 10);
 #undef KEY
@@ -157,10 +160,18 @@ int status_msg_decode(const char *buf, size_t len, struct device_status *out)
 	return version && out->node[0] ? 0 : -EPROTO;
 }
 
-/* "camera away" while it is unplugged and the node waits for it */
-static const char *state_text(const struct device_status *st)
+/* "camera away" while it is unplugged and the node waits for it; how many
+ * processes share the stream when several do */
+static const char *state_text(const struct device_status *st, char *buf, size_t len)
 {
-	return st->away ? "camera away" : st->streaming ? "streaming" : "idle";
+	if (st->away)
+		return "camera away";
+	if (!st->streaming)
+		return "idle";
+	if (st->streamers < 2)
+		return "streaming";
+	snprintf(buf, len, "streaming to %u processes", st->streamers);
+	return buf;
 }
 
 static void format_text(const struct device_status *st, char *out, size_t len)
@@ -176,23 +187,23 @@ static void format_text(const struct device_status *st, char *out, size_t len)
 
 void status_msg_line(const struct device_status *st, char *out, size_t len)
 {
-	char fmt[64];
+	char fmt[64], state[48];
 	format_text(st, fmt, sizeof(fmt));
 	snprintf(out, len,
 		 "/dev/%s: %s (%04x:%04x, serial %s), %s, %s, frames %" PRIu64 ", dropped %" PRIu64
 		 ", errors %" PRIu64 ", clients %u, iso %" PRIu32 " bytes/interval",
 		 st->node, st->card, st->vid, st->pid, st->serial[0] ? st->serial : "none", fmt,
-		 state_text(st), st->frames, st->dropped, st->errors, st->clients,
+		 state_text(st, state, sizeof(state)), st->frames, st->dropped, st->errors, st->clients,
 		 st->iso_bytes);
 }
 
 void status_msg_summary(const struct device_status *st, char *out, size_t len)
 {
-	char fmt[64];
+	char fmt[64], state[48];
 	format_text(st, fmt, sizeof(fmt));
 	snprintf(out, len, "%s (%04x:%04x%s%s) on /dev/%s: %s, %s, %u client%s", st->card, st->vid,
 		 st->pid, st->serial[0] ? ", serial " : "", st->serial, st->node, fmt,
-		 state_text(st), st->clients, st->clients == 1 ? "" : "s");
+		 state_text(st, state, sizeof(state)), st->clients, st->clients == 1 ? "" : "s");
 }
 
 /* As udev's usb_id cleans strings: whitespace runs become one '_' (none at

@@ -5,7 +5,8 @@
  * manufacturer product vid pid (4 hex digits) serial port bus_info
  * interface fourcc (4 chars, "" for none) width height interval (100 ns)
  * streaming (0/1) away (0/1: the camera is unplugged, the node waits for
- * it) frames dropped errors clients iso_bytes. Values never hold
+ * it) frames dropped errors clients streamers (processes streaming: several
+ * share the camera) iso_bytes. Values never hold
  * a newline or other control characters (they become '?'). */
 #ifndef UVCUSE_STATUS_MSG_H
 #define UVCUSE_STATUS_MSG_H
@@ -33,6 +34,7 @@ struct device_status {
 	bool away;                /* unplugged: the node waits for the camera */
 	uint64_t frames, dropped, errors;
 	unsigned clients;         /* open files (a count: no names) */
+	unsigned streamers;       /* processes streaming (a count: no names) */
 	uint32_t iso_bytes;       /* bytes per interval of the alt setting in use, 0 when none */
 };
 

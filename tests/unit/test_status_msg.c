@@ -87,6 +87,18 @@ START_TEST(lines_for_people)
 	status_msg_summary(&st, line, sizeof(line));
 	ck_assert_str_eq(line, "uvcuse vcam (1d6b:0102, serial VCAM0001) on /dev/video10: YUYV "
 			       "640x480 30.00 fps, streaming, 2 clients");
+	/* several processes share the stream */
+	st.streamers = 3;
+	st.clients = 4;
+	status_msg_summary(&st, line, sizeof(line));
+	ck_assert_str_eq(line, "uvcuse vcam (1d6b:0102, serial VCAM0001) on /dev/video10: YUYV "
+			       "640x480 30.00 fps, streaming to 3 processes, 4 clients");
+	char msg[STATUS_MSG_MAX];
+	struct device_status back;
+	int n = status_msg_encode(&st, msg, sizeof(msg));
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(status_msg_decode(msg, (size_t)n, &back), 0);
+	ck_assert_uint_eq(back.streamers, 3);
 	st.streaming = false;
 	st.clients = 1;
 	st.serial[0] = '\0';

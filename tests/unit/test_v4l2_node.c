@@ -1338,6 +1338,36 @@ static int dq(struct node_file *f, struct v4l2_event *ev)
 	return ioctl_(f, VIDIOC_DQEVENT, ev);
 }
 
+/* Controls, their events and priorities are the camera's: a process's
+ * change reaches another process's subscription, and RECORD priority in one
+ * process holds back the others' S_CTRL, as on a kernel node. */
+START_TEST(ctrl_events_between_processes)
+{
+	struct node_file f, g;
+	node_open_pid(&n, &f, 100);
+	node_open_pid(&n, &g, 200);
+	ck_assert_ptr_ne(f.proc, g.proc);
+	struct v4l2_event ev;
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_SUBSCRIBE_EVENT, &sub), 0);
+	struct v4l2_control c = { .id = V4L2_CID_BRIGHTNESS, .value = 33 };
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	ck_assert_int_eq(dq(&f, &ev), 0);
+	ck_assert_uint_eq(ev.id, V4L2_CID_BRIGHTNESS);
+	ck_assert_int_eq(ev.u.ctrl.value, 33);
+	c.value = 0;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_CTRL, &c), 0);
+	ck_assert_int_eq(c.value, 33);
+	uint32_t prio = V4L2_PRIORITY_RECORD;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_S_PRIORITY, &prio), 0);
+	c.value = 20;
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), -EBUSY);
+	node_release(&n, &f);
+	ck_assert_int_eq(ioctl_(&g, VIDIOC_S_CTRL, &c), 0);
+	node_release(&n, &g);
+}
+END_TEST
+
 START_TEST(ctrl_events)
 {
 	struct node_file f, g;
@@ -1716,6 +1746,7 @@ int main(void)
 	tcase_add_test(tcc, ext_ctrls_error_idx);
 	tcase_add_test(tcc, ctrl_camera_gone);
 	tcase_add_test(tcc, ctrl_events);
+	tcase_add_test(tcc, ctrl_events_between_processes);
 	tcase_add_test(tcc, status_events);
 	tcase_add_test(tcc, master_and_slave_together);
 	tcase_add_test(tcc, xu_ioctls);
