@@ -501,11 +501,8 @@ static void op_log_status(void *opaque)
 	node_log_status(&dev->node, status_line, &sl);
 	char conv[160] = "";
 	/* the counters stay once the converting streams stopped; threads: those
-	 * of each converter (one per converting process), as configured */
+	 * of each converter (one per converting process) */
 	unsigned threads, converters = frames_converters(dev, &threads);
-	if (!converters)
-		threads = dev->convert_threads ? dev->convert_threads :
-						 (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	if (converters || dev->frames_converted || dev->frames_undecodable)
 		snprintf(conv, sizeof(conv),
 			 "; converted: %llu on %u threads, undecodable: %llu, no app buffer: %llu",
@@ -1319,7 +1316,6 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	out->dropped = frames_dropped_total(dev);
 	out->errors = dev->frames_error;
 	out->clients = dev->n_files;
-	for (const struct dev_consumer *c = dev->consumers; c; c = c->next)
-		out->streamers++;
+	out->streamers = frames_consumers(dev);
 	out->iso_bytes = out->streaming && ss.iso ? ss.packet_size : 0;
 }

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "convert_stream.h"
 #include "log.h"
@@ -47,14 +46,12 @@ static uint32_t consumer_sequence(const struct dev_consumer *c, uint64_t seq)
 }
 
 /* The fan-out buffer holds at least cap bytes and a frame of the running
- * format. */
+ * format (heap memory: no app maps it). */
 static bool fan_ready(struct device *dev, size_t cap)
 {
 	size_t need = node_current_fmt(&dev->node)->probe.max_video_frame_size;
 	if (need < cap)
 		need = cap;
-	long page = sysconf(_SC_PAGESIZE);
-	need = (need + (size_t)page - 1) / (size_t)page * (size_t)page;
 	if (dev->fan_buf && dev->fan_cap >= need)
 		return true;
 	uint8_t *buf = malloc(need);
@@ -312,7 +309,7 @@ void device_stop_frames(struct device *dev)
 		consumer_stop(c);
 }
 
-static unsigned consumer_count(const struct device *dev)
+unsigned frames_consumers(const struct device *dev)
 {
 	unsigned n = 0;
 	for (const struct dev_consumer *c = dev->consumers; c; c = c->next)
@@ -352,7 +349,7 @@ int frames_consumer_on(void *opaque, struct node_proc *p)
 		uint32_t fourcc = f->conv_fourcc ? f->conv_fourcc : f->format->fourcc;
 		log_info("process %d joins the stream as %.4s %ux%u (%u processes streaming)",
 			 (int)p->pid, (const char *)&fourcc, f->frame->width, f->frame->height,
-			 consumer_count(dev));
+			 frames_consumers(dev));
 	}
 	frames_give(dev);
 	device_changed(dev); /* the processes streaming: --status, STATUS= */
@@ -390,8 +387,10 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 		log_info("process %d left the stream after %llu frames, %llu lost for want of a "
 			 "buffer (%u processes streaming)",
 			 (int)p->pid, (unsigned long long)c->frames, (unsigned long long)c->missed,
-			 consumer_count(dev));
+			 frames_consumers(dev));
 	consumer_stop(c);
+	if (c->conv && convert_stream_threads(c->conv))
+		dev->last_convert_threads = convert_stream_threads(c->conv);
 	convert_stream_free(c->conv);
 	p->dev_data = NULL;
 	free(c);
@@ -435,7 +434,7 @@ void frames_forget_buffer(struct device *dev, struct vq_buffer *b)
 unsigned frames_converters(const struct device *dev, unsigned *threads)
 {
 	unsigned n = 0;
-	*threads = 0;
+	*threads = dev->last_convert_threads;
 	for (const struct dev_consumer *c = dev->consumers; c; c = c->next) {
 		if (!c->conv)
 			continue;

@@ -136,6 +136,7 @@ struct device {
 	uint64_t no_buffer_seen;
 	unsigned convert_threads;
 	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
+	unsigned last_convert_threads; /* of the last converter that stopped */
 	struct dev_file *files;
 	unsigned n_files;
 	bool stream_failed;
@@ -212,8 +213,11 @@ void frames_buffer_queued(void *dev);
 int frames_start(struct device *dev);
 /* A queue buffer is being freed: nothing may write into it any more. */
 void frames_forget_buffer(struct device *dev, struct vq_buffer *b);
-/* For LOG_STATUS: converting consumers and the threads of one. */
+/* For LOG_STATUS: converting consumers and the threads of one (with none:
+ * of the last one). */
 unsigned frames_converters(const struct device *dev, unsigned *threads);
+/* The processes streaming (--status). */
+unsigned frames_consumers(const struct device *dev);
 void frames_free(struct device *dev);
 
 /* --- device_replug.c ----------------------------------------------------- */
