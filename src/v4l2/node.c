@@ -151,9 +151,9 @@ static void proc_stop(struct node *n, struct node_proc *p)
 		n->ops->stream_off(n->dev);
 }
 
-/* Whether process p, which set its own format, may stream the running
- * mode: the same format and frame (its conversion of them is its own),
- * at the camera's interval. */
+/* Whether process p may stream the running mode: the format it sees has
+ * the same format and frame (its conversion of them is its own; one that
+ * set none sees the running one), and its buffers hold such a frame. */
 static bool fits_running(const struct node *n, const struct node_proc *p)
 {
 	const struct node_fmt *f = node_proc_fmt(n, p);
