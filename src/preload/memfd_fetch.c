@@ -1,0 +1,71 @@
+/* The buffer socket's client (memfd_fetch.h). */
+#include "memfd_fetch.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "uvcuse/uvcuse.h"
+
+int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+		       bool *ours)
+{
+	struct uvcuse_hello h;
+	memset(&h, 0, sizeof(h));
+	*ours = false;
+	if (ioctl_fn(fd, UVCUSE_IOC_HELLO, &h) < 0)
+		return -errno;
+	if (h.magic != UVCUSE_MAGIC)
+		return -ENOTTY;
+	*ours = true;
+	if (h.abi_version != UVCUSE_ABI_VERSION)
+		return -EPROTO; /* daemon and library from different releases */
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	h.socket_path[sizeof(h.socket_path) - 1] = 0;
+	memcpy(sa.sun_path, h.socket_path, sizeof(sa.sun_path));
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	struct uvcuse_buf_request req = { .magic = UVCUSE_MAGIC, .abi_version = UVCUSE_ABI_VERSION,
+					  .offset = offset, .length = length };
+	memcpy(req.token, h.token, sizeof(req.token));
+	struct uvcuse_buf_reply rep;
+	struct iovec iov = { &rep, sizeof(rep) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	int err = 0, memfd = -1;
+	ssize_t n;
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    send(s, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		err = -errno;
+		goto out;
+	}
+	do
+		n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(rep) || rep.magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
+		err = -EPROTO;
+	else if (rep.status < 0)
+		err = rep.status;
+	else if (memfd < 0 || rep.size < length)
+		err = -EPROTO;
+	if (err < 0 && memfd >= 0)
+		close(memfd);
+out:
+	close(s);
+	return err < 0 ? err : memfd;
+}

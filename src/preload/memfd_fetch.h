@@ -1,0 +1,22 @@
+/* The client half of the buffer socket (include/uvcuse/uvcuse.h), shared
+ * by the preload library and uvcuse-pipewire: proves with
+ * UVCUSE_IOC_HELLO that the caller holds a uvcuse node open, then asks the
+ * daemon for the memfd behind a QUERYBUF offset. No allocation, no locks,
+ * no global state: safe inside an interposed mmap(). */
+#ifndef UVCUSE_MEMFD_FETCH_H
+#define UVCUSE_MEMFD_FETCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How to issue the HELLO ioctl: libc's ioctl, or the preload library's
+ * "next" one (its own ioctl is interposed). */
+typedef int (*uvcuse_ioctl_fn)(int, unsigned long, ...);
+
+/* The memfd (O_CLOEXEC, the caller's to close) of the buffer at offset,
+ * length bytes, of uvcuse node fd, or -errno. *ours tells whether fd is a
+ * uvcuse node at all (false: the HELLO was refused or not understood). */
+int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+		       bool *ours);
+
+#endif
