@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Cameras in PipeWire (tests/vm/run --systemd): uvcuse installed as a
+# package would be, a user session (lingering, so systemd --user runs
+# dbus, pipewire, wireplumber and the enabled uvcuse-pipewire.service), a
+# virtual camera plugged in. The user's PipeWire gets a Video/Source node
+# for it: GStreamer's device monitor lists it, pipewiresrc captures checked
+# YUYV and MJPEG frames while ffmpeg streams the same camera from the node,
+# an idle bridge costs no wakeup and no streaming, the node survives an
+# unplug, a PipeWire restart republishes it, and a user who may not open
+# the camera gets no node.
+# Usage (in the guest): pipewire.sh BUILD_DIR
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+STAGE=$BUILD/stage
+[ -d "$STAGE" ] || fail "no $STAGE: run through tests/e2e/install-staged.sh"
+SERIAL=PW-1
+VID=1209 PID=0001
+UNIT=$(systemd-escape --template=uvcuse@.service "serial-$VID-$PID-$SERIAL")
+
+# as USER CMD...: CMD in USER's session (their runtime dir and bus).
+as() {
+	local user=$1 uid
+	shift
+	uid=$(id -u "$user")
+	runuser -u "$user" -- env XDG_RUNTIME_DIR="/run/user/$uid" \
+		DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$uid/bus" "$@"
+}
+# bridge_log USER: the bridge's journal in USER's session.
+bridge_log() { journalctl -b --no-pager -o cat _UID="$(id -u "$1")" _SYSTEMD_USER_UNIT=uvcuse-pipewire.service; }
+bridge_pid() { as "$1" systemctl --user show -p MainPID --value uvcuse-pipewire.service; }
+# pw_nodes USER: the names of USER's PipeWire nodes that uvcuse publishes.
+pw_nodes() { as "$1" pw-cli ls Node 2>/dev/null | sed -nE 's/.*node\.name = "(uvcuse_input\.[^"]*)".*/\1/p'; }
+# wait_for TIMEOUT_S TEXT CMD...: until CMD succeeds.
+wait_for() {
+	local timeout=$1 what=$2 i
+	shift 2
+	for ((i = 0; i < timeout * 10; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	fail "$what: not within ${timeout} s"
+}
+has_node() { [ -n "$(pw_nodes "$1")" ]; }
+no_node() { [ -z "$(pw_nodes "$1")" ]; }
+# switches USER: voluntary + involuntary context switches of all the
+# bridge's threads so far.
+switches() {
+	local pid
+	pid=$(bridge_pid "$1")
+	cat /proc/"$pid"/task/*/status | awk '/ctxt_switches/ { s += $2 } END { print s }'
+}
+streaming() { systemctl show -p StatusText --value "$UNIT" | grep -q streaming; }
+commits() { grep -c 'stream started' "$WORK/vcam-$SERIAL.log" || true; }
+
+on_exit() {
+	local status=$?
+	if [ $status -ne 0 ]; then
+		echo "--- uvcuse-pipewire (alice), last 30 lines"
+		bridge_log alice | tail -n 30 || true
+		echo "--- wireplumber (alice), last 15 lines"
+		journalctl -b --no-pager -o cat _UID="$(id -u alice)" _SYSTEMD_USER_UNIT=wireplumber.service | tail -n 15 || true
+		journalctl -b --no-pager -o cat -u "$UNIT" | tail -n 20 || true
+	fi
+	cleanup
+}
+trap on_exit EXIT
+
+step "install, users, the bridge enabled for every user"
+tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
+systemd-sysusers
+systemctl daemon-reload
+udevadm control --reload
+systemctl --global enable uvcuse-pipewire.service
+mkdir -p /etc/systemd/user/uvcuse-pipewire.service.d
+printf '[Service]\nExecStart=\nExecStart=/usr/bin/uvcuse-pipewire --log-level debug\n' \
+	>/etc/systemd/user/uvcuse-pipewire.service.d/debug.conf
+modprobe cuse
+load_modules vhci-hcd
+useradd -m -G video alice
+useradd -m mallory # not in group video: may not open the camera
+OUT=$(runuser -u alice -- mktemp -d) # alice's captures
+# the node goes 5 s after the camera (default 30)
+mkdir -p /etc/uvcuse
+printf '[uvcuse]\nlinger = 5\n' >/etc/uvcuse/uvcuse.conf
+
+step "plug in: the service serves the camera"
+vcam_start "$SERIAL" --profile default
+wait_for 20 "$UNIT active" systemctl is-active -q "$UNIT"
+NODE=$(systemctl show -p StatusText --value "$UNIT" | grep -oE '/dev/video[0-9]+' | head -n 1)
+[ -n "$NODE" ] || fail "the unit names no node"
+CARD=$(v4l2-ctl -d "$NODE" --info | sed -nE 's/^\s*Card type\s*: (.*)$/\1/p')
+echo "node $NODE, card \"$CARD\""
+
+step "user sessions start: pipewire, wireplumber and the bridge"
+loginctl enable-linger alice mallory
+wait_for 60 "alice's bridge active" as alice systemctl --user is-active -q uvcuse-pipewire.service
+wait_for 30 "alice's PipeWire node" has_node alice
+NAME=$(pw_nodes alice | head -n 1)
+echo "alice's node: $NAME"
+as alice pw-cli info "$NAME" | grep -E 'media\.(class|role)|node\.(name|description)|device\.(vendor|product)\.id|object\.serial' | tee "$WORK/props.txt"
+grep -q 'media.class = "Video/Source"' "$WORK/props.txt" || fail "media.class"
+grep -q 'media.role = "Camera"' "$WORK/props.txt" || fail "media.role"
+grep -q "node.description = \"$CARD\"" "$WORK/props.txt" || fail "node.description is not the card name"
+grep -q "device.vendor.id = \"0x$VID\"" "$WORK/props.txt" || fail "device.vendor.id"
+grep -q "device.product.id = \"0x$PID\"" "$WORK/props.txt" || fail "device.product.id"
+
+step "a user who may not open the camera gets no node"
+wait_for 60 "mallory's bridge active" as mallory systemctl --user is-active -q uvcuse-pipewire.service
+sleep 2
+no_node mallory || fail "mallory got a node: $(pw_nodes mallory)"
+echo "mallory: no uvcuse node"
+
+step "GStreamer's device monitor lists the camera"
+as alice timeout 60 gst-device-monitor-1.0 Video/Source | tee "$WORK/monitor.txt" | grep -E 'name|class' || true
+grep -q "name  *: $CARD" "$WORK/monitor.txt" || fail "gst-device-monitor does not list \"$CARD\""
+
+step "idle: no streaming, no wakeup of the bridge over 10 s"
+c0=$(commits)
+s0=$(switches alice)
+sleep 10
+s1=$(switches alice)
+c1=$(commits)
+echo "bridge context switches in 10 s: $((s1 - s0)); camera streams started: $((c1 - c0))"
+[ "$((s1 - s0))" -eq 0 ] || fail "the idle bridge woke up $((s1 - s0)) times"
+[ "$c1" -eq 0 ] || fail "the camera streamed with no consumer"
+
+# pw_capture COUNT CAPS FILE: COUNT frames from the node through pipewiresrc.
+pw_capture() {
+	as alice timeout 120 gst-launch-1.0 pipewiresrc target-object="$NAME" num-buffers="$1" ! \
+		"$2" ! filesink location="$3" >"$WORK/gst.log" 2>&1 ||
+		{ tail -n 20 "$WORK/gst.log"; fail "pipewiresrc $2"; }
+}
+
+# capture_pw CAPS FOURCC SIZE FILE [FFMPEG_FORMAT]: 60 frames through
+# pipewiresrc while uvcuse-run ffmpeg streams the same mode from the node.
+capture_pw() {
+	local caps=$1 fourcc=$2 size=$3 file=$4 ffmt=$5
+	as alice uvcuse-run ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format "$ffmt" \
+		-video_size "$size" -i "$NODE" -t 40 -f null - >"$WORK/ffmpeg.log" 2>&1 &
+	local ff=$!
+	wait_for 30 "ffmpeg streaming" streaming
+	camera_mark "$SERIAL"
+	pw_capture 60 "$caps" "$file"
+	kill -0 "$ff" 2>/dev/null || { cat "$WORK/ffmpeg.log"; fail "ffmpeg did not stream all along"; }
+	# runuser does not pass signals on: ffmpeg itself is told to stop
+	pkill -INT -u alice -x ffmpeg || true
+	wait "$ff" || true
+	framecheck "$file" "$fourcc" "$size" --min-frames 60
+	rm -f "$file"
+}
+
+step "pipewiresrc: 60 YUYV 640x480 frames while ffmpeg streams the camera"
+capture_pw "video/x-raw,format=YUY2,width=640,height=480" YUYV 640x480 "$OUT/pw.yuyv" yuyv422
+step "pipewiresrc: 60 MJPEG 1280x720 frames while ffmpeg streams the camera"
+capture_pw "image/jpeg,width=1280,height=720" MJPG 1280x720 "$OUT/pw.mjpg" mjpeg
+bridge_log alice | grep -E 'streaming|stopped' | tail -n 4
+
+step "unplug and replug: the node stays, a new pipewiresrc captures"
+kill -USR1 "${VCAM_PIDS[-1]}"
+sleep 3
+has_node alice || fail "the node left during a short unplug"
+kill -USR2 "${VCAM_PIDS[-1]}"
+wait_for 30 "the camera back" bash -c "! systemctl show -p StatusText --value '$UNIT' | grep -q away"
+pw_capture 30 video/x-raw,format=YUY2,width=640,height=480 "$OUT/replug.yuyv"
+framecheck "$OUT/replug.yuyv" YUYV 640x480 --min-frames 30
+
+step "PipeWire restarts: the bridge publishes the camera again within 5 s"
+as alice systemctl --user restart pipewire.service
+t0=$SECONDS
+wait_for 30 "the node back after the restart" has_node alice
+echo "node back $((SECONDS - t0)) s after the restart"
+[ $((SECONDS - t0)) -le 5 ] || fail "republished after more than 5 s"
+pw_capture 30 video/x-raw,format=YUY2,width=640,height=480 "$OUT/restart.yuyv"
+framecheck "$OUT/restart.yuyv" YUYV 640x480 --min-frames 30
+
+step "the camera goes: the node goes"
+vcam_stop_last
+wait_for 30 "the node gone" no_node alice
+echo "PASS"
