@@ -100,6 +100,8 @@ struct parser {
 	uint8_t alt;
 	struct uvc_alt *last_alt;  /* for the SS companion */
 	struct uvc_format *format; /* current format */
+	size_t cut_at;             /* offset of an invalid bLength that ended the
+				    * configuration (0: none), for the error */
 };
 
 static unsigned get16(const uint8_t *p)
@@ -602,21 +604,21 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 	}
 
 	for (size_t i = desc[0]; i < total;) {
-		if (total - i < 2)
-			return fail(ps, "offset %zu: 1 stray byte at the end", i);
+		/* As the kernel's usb_parse_configuration(): a stray byte at the
+		 * end is ignored, and a descriptor whose bLength is below 2 or
+		 * runs past the end ends the configuration, keeping what precedes
+		 * it; uvcvideo only ever sees that part, so neither do we (the
+		 * checks below then decide, as uvcvideo's probe would). */
+		if (total - i < 2) {
+			warn(ps, "offset %zu: %zu stray byte at the end, ignored", i, total - i);
+			break;
+		}
 		unsigned l = desc[i];
 		if (l < 2 || l > total - i) {
-			/* Inside a video interface that is fatal. Elsewhere (an
-			 * audio function, say) do what the kernel's
-			 * usb_parse_configuration() does: keep what was parsed
-			 * and skip the remainder of the configuration. */
-			if (ps->where == IN_OTHER && ps->have_vc && ps->cam->n_streams) {
-				warn(ps, "offset %zu: bLength %u invalid, rest skipped", i, l);
-				break;
-			}
-			if (l < 2)
-				return fail(ps, "offset %zu: bLength %u < 2", i, l);
-			return fail(ps, "offset %zu: bLength %u runs past the end (%zu)", i, l, total);
+			warn(ps, "offset %zu: invalid bLength %u, the rest of the configuration skipped",
+			     i, l);
+			ps->cut_at = i;
+			break;
 		}
 		const uint8_t *d = desc + i;
 		int r = 0;
@@ -647,12 +649,17 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 	}
 
 	struct uvc_camera *cam = ps->cam;
+	/* what a configuration that was cut short lacks says where it ended */
+	char cut[96] = "";
+	if (ps->cut_at)
+		snprintf(cut, sizeof(cut), " (the configuration ends at an invalid bLength, offset %zu)",
+			 ps->cut_at);
 	if (!ps->have_vc)
-		return fail(ps, "no VideoControl interface");
+		return fail(ps, "no VideoControl interface%s", cut);
 	if (!ps->have_header)
-		return fail(ps, "no VideoControl header");
+		return fail(ps, "no VideoControl header%s", cut);
 	if (!cam->n_streams)
-		return fail(ps, "no VideoStreaming interface");
+		return fail(ps, "no VideoStreaming interface%s", cut);
 	unsigned formats = 0;
 	for (unsigned s = 0; s < cam->n_streams; s++) {
 		struct uvc_streaming *vs = &cam->streams[s];
@@ -675,7 +682,7 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 		formats += kept;
 	}
 	if (!formats)
-		return fail(ps, "no format descriptor");
+		return fail(ps, "no format descriptor%s", cut);
 	return 0;
 }
 

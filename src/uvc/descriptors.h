@@ -129,7 +129,10 @@ struct uvc_parse_status {
  * new camera. Returns 0, -EINVAL with status->error set for a descriptor
  * that is malformed or describes no usable camera, -ENOMEM. status may be
  * NULL. Tolerated, with a warning: wTotalLength beyond the buffer (the
- * available bytes are parsed), a format with fewer frames than declared,
+ * available bytes are parsed), a descriptor whose bLength is below 2 or
+ * runs past the end, and a stray byte at the end (the configuration ends
+ * there, what precedes is kept: the kernel's usb_parse_configuration()
+ * rule, so the camera is what uvcvideo sees), a format with fewer frames than declared,
  * unknown VS subtypes, VS class descriptors after the endpoint; a format
  * without any frame descriptor is left out (every format in the model has
  * at least one frame). */
