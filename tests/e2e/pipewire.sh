@@ -133,14 +133,29 @@ pw_capture() {
 		{ tail -n 20 "$WORK/gst.log"; fail "pipewiresrc $2"; }
 }
 
-# capture_pw CAPS FOURCC SIZE FILE [FFMPEG_FORMAT]: 60 frames through
-# pipewiresrc while uvcuse-run ffmpeg streams the same mode from the node.
+# capture_pw CAPS FOURCC SIZE FILE FFMPEG_FORMAT [BUSY_CAPS]: 60 frames
+# through pipewiresrc while uvcuse-run ffmpeg streams the same mode from the
+# node (and first, BUSY_CAPS, a mode the camera cannot give meanwhile).
 capture_pw() {
 	local caps=$1 fourcc=$2 size=$3 file=$4 ffmt=$5
 	as alice uvcuse-run ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format "$ffmt" \
 		-video_size "$size" -i "$NODE" -t 40 -f null - >"$WORK/ffmpeg.log" 2>&1 &
 	local ff=$!
 	wait_for 30 "ffmpeg streaming" streaming
+	if [ -n "${6:-}" ]; then
+		# another mode while ffmpeg streams: the sharing rules answer EBUSY,
+		# the bridge fails that stream (pipewiresrc then waits, its default
+		# on a lost link: cut short here), and a fresh node serves the next
+		local n
+		n=$(bridge_log alice | grep -c 'setting the format: Device or resource busy' || true)
+		if as alice timeout 8 gst-launch-1.0 pipewiresrc target-object="$NAME" num-buffers=5 ! \
+			"$6" ! fakesink >"$WORK/gst-busy.log" 2>&1; then
+			fail "pipewiresrc got $6 while ffmpeg streams $ffmt $size"
+		fi
+		wait_for 10 "the bridge's EBUSY" test "$(bridge_log alice | grep -c 'setting the format: Device or resource busy')" -gt "$n"
+		echo "$6 while ffmpeg streams: no frame, the bridge says: $(bridge_log alice | grep -m1 -o 'setting the format: .*')"
+		wait_for 10 "the node back after the refusal" has_node alice
+	fi
 	camera_mark "$SERIAL"
 	pw_capture 60 "$caps" "$file"
 	kill -0 "$ff" 2>/dev/null || { cat "$WORK/ffmpeg.log"; fail "ffmpeg did not stream all along"; }
@@ -152,7 +167,8 @@ capture_pw() {
 }
 
 step "pipewiresrc: 60 YUYV 640x480 frames while ffmpeg streams the camera"
-capture_pw "video/x-raw,format=YUY2,width=640,height=480" YUYV 640x480 "$OUT/pw.yuyv" yuyv422
+capture_pw "video/x-raw,format=YUY2,width=640,height=480" YUYV 640x480 "$OUT/pw.yuyv" yuyv422 \
+	"image/jpeg,width=1920,height=1080"
 step "pipewiresrc: 60 MJPEG 1280x720 frames while ffmpeg streams the camera"
 capture_pw "image/jpeg,width=1280,height=720" MJPG 1280x720 "$OUT/pw.mjpg" mjpeg
 bridge_log alice | grep -E 'streaming|stopped' | tail -n 4
