@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,15 @@
 /* Buffers asked of the node; PipeWire's consumers agree on as many or
  * fewer (pipewiresrc keeps a few, the graph one in flight). */
 #define CAMERA_BUFFERS 8
-/* A daemon that never ends an enumeration is cut short here. */
+/* A daemon that never ends an enumeration is cut short here: per list,
+ * in modes offered and in ioctls spent on it all. */
 #define ENUM_MAX 256
-/* After an error the node is published again this late (ms). */
+#define MODES_MAX 1024
+#define ENUM_IOCTLS_MAX 20000
+/* After an error the node is published again this late (ms), doubling up
+ * to REVIVE_MAX_MS while it keeps failing. */
 #define REVIVE_MS 500
+#define REVIVE_MAX_MS 10000
 
 enum buf_owner {
 	OWNER_PIPEWIRE, /* in pw_stream's free list, or with a consumer */
@@ -49,7 +55,7 @@ struct camera_buf {
 };
 
 struct pw_camera {
-	char path[64];
+	char path[PATH_MAX];
 	char card[33];
 	char name[160];   /* node.name */
 	char vendor[8], product[8], serial[128];
@@ -58,9 +64,16 @@ struct pw_camera {
 	struct pw_stream *stream;
 	struct spa_hook listener;
 	struct spa_source *revive; /* republishes after an error */
+	unsigned revive_ms;
+	/* while every buffer is with PipeWire, a cycle of the graph now and
+	 * then gives back the ones consumers are done with (a driving
+	 * pw_stream recycles them only when it runs) */
+	struct spa_source *starved;
+	unsigned enum_ioctls;
 	struct pw_modes modes;
 	int fd; /* -1 while no format is negotiated */
 	struct spa_source *io;
+	bool io_on; /* the node's fd is watched (some buffer is queued to it) */
 	struct pw_mode mode;
 	uint32_t sizeimage, bytesperline;
 	unsigned n_bufs;
@@ -86,6 +99,15 @@ static int open_node(const char *path)
 
 /* --- what the camera is ---------------------------------------------- */
 
+/* An enumeration ioctl, within the budget (-E2BIG beyond: a daemon that
+ * lists without end does not hold the bridge). */
+static int enum_ioctl(struct pw_camera *c, int fd, unsigned long req, void *arg)
+{
+	if (++c->enum_ioctls > ENUM_IOCTLS_MAX || c->modes.n >= MODES_MAX)
+		return -E2BIG;
+	return xioctl(fd, req, arg);
+}
+
 static int add_interval(struct pw_camera *c, uint32_t fourcc, uint32_t w, uint32_t h,
 			const struct v4l2_fract *interval)
 {
@@ -101,7 +123,10 @@ static int enum_intervals(struct pw_camera *c, int fd, uint32_t fourcc, uint32_t
 	for (uint32_t k = 0; k < ENUM_MAX; k++) {
 		struct v4l2_frmivalenum fi = { .index = k, .pixel_format = fourcc,
 					       .width = w, .height = h };
-		if (xioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, &fi) < 0)
+		int r = enum_ioctl(c, fd, VIDIOC_ENUM_FRAMEINTERVALS, &fi);
+		if (r == -E2BIG)
+			return r;
+		if (r < 0)
 			return 0;
 		int err = 0;
 		if (fi.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
@@ -122,28 +147,33 @@ static int enum_modes(struct pw_camera *c, int fd)
 {
 	for (uint32_t i = 0; i < ENUM_MAX; i++) {
 		struct v4l2_fmtdesc fd_ = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-		if (xioctl(fd, VIDIOC_ENUM_FMT, &fd_) < 0)
+		int r = enum_ioctl(c, fd, VIDIOC_ENUM_FMT, &fd_);
+		if (r == -E2BIG)
+			break;
+		if (r < 0)
 			break;
 		if (!pw_mode_fourcc_known(fd_.pixelformat))
 			continue;
 		for (uint32_t j = 0; j < ENUM_MAX; j++) {
 			struct v4l2_frmsizeenum fs = { .index = j, .pixel_format = fd_.pixelformat };
-			if (xioctl(fd, VIDIOC_ENUM_FRAMESIZES, &fs) < 0)
+			if (enum_ioctl(c, fd, VIDIOC_ENUM_FRAMESIZES, &fs) < 0)
 				break;
 			if (fs.type != V4L2_FRMSIZE_TYPE_DISCRETE) {
 				/* UVC cameras list discrete sizes; offer the largest */
 				int err = enum_intervals(c, fd, fd_.pixelformat, fs.stepwise.max_width,
 							 fs.stepwise.max_height);
-				if (err < 0)
+				if (err < 0 && err != -E2BIG)
 					return err;
 				break;
 			}
 			int err = enum_intervals(c, fd, fd_.pixelformat, fs.discrete.width,
 						 fs.discrete.height);
-			if (err < 0)
+			if (err < 0 && err != -E2BIG)
 				return err;
 		}
 	}
+	if (c->enum_ioctls > ENUM_IOCTLS_MAX || c->modes.n >= MODES_MAX)
+		log_warn("%s: the node lists too much: %zu modes kept", c->path, c->modes.n);
 	return c->modes.n ? 0 : -ENODATA;
 }
 
@@ -203,17 +233,48 @@ static int probe(struct pw_camera *c)
 	if (c->serial[0])
 		snprintf(c->name, sizeof(c->name), "uvcuse_input.%s", c->serial);
 	else
-		snprintf(c->name, sizeof(c->name), "uvcuse_input.%s", base);
+		snprintf(c->name, sizeof(c->name), "uvcuse_input.%.64s", base);
 	return 0;
 }
 
 /* --- streaming --------------------------------------------------------- */
+
+static unsigned at_node(const struct pw_camera *c)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < c->n_bufs; i++)
+		n += c->bufs[i].owner == OWNER_NODE;
+	return n;
+}
+
+/* The node's fd is watched only while a buffer is queued to it: a queue
+ * with none polls POLLERR (vb2's rule), which must not spin the loop. */
+static void update_watch(struct pw_camera *c)
+{
+	bool on = c->io && at_node(c) > 0;
+	if (c->io && on != c->io_on)
+		pw_loop_update_io(c->loop, c->io, on ? SPA_IO_IN | SPA_IO_ERR | SPA_IO_HUP : 0);
+	c->io_on = on;
+	/* nothing at the node: no frame will come to trigger the graph that
+	 * would give buffers back, so trigger it after a frame's time */
+	if (!c->starved)
+		return;
+	if (c->streaming && !on) {
+		uint32_t fps = c->mode.fps_num && c->mode.fps_den ? c->mode.fps_num / c->mode.fps_den : 0;
+		long ms = fps ? 1000 / (long)fps : 100;
+		struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+		pw_loop_update_timer(c->loop, c->starved, &t, NULL, false);
+	} else {
+		pw_loop_update_timer(c->loop, c->starved, NULL, NULL, false);
+	}
+}
 
 static void stop_stream(struct pw_camera *c)
 {
 	if (c->io) {
 		pw_loop_destroy_source(c->loop, c->io);
 		c->io = NULL;
+		c->io_on = false;
 	}
 	if (c->streaming) {
 		int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
@@ -224,6 +285,8 @@ static void stop_stream(struct pw_camera *c)
 			 (unsigned long long)c->frames);
 		c->streaming = false;
 	}
+	if (c->starved)
+		pw_loop_update_timer(c->loop, c->starved, NULL, NULL, false);
 	/* STREAMOFF gave every queued buffer back */
 	for (unsigned i = 0; i < c->n_bufs; i++)
 		if (c->bufs[i].owner == OWNER_NODE)
@@ -274,12 +337,13 @@ static void take_free_buffers(struct pw_camera *c)
 	struct pw_buffer *pwb;
 	while ((pwb = pw_stream_dequeue_buffer(c->stream))) {
 		struct camera_buf *b = pwb->user_data;
-		if (!b)
+		if (!b || b->pwb != pwb || b->memfd < 0 || b->owner == OWNER_NODE)
 			continue;
 		b->owner = OWNER_BRIDGE;
 		if (c->streaming)
 			queue_to_node(c, b);
 	}
+	update_watch(c);
 }
 
 static void fail_stream(struct pw_camera *c, int err, const char *what)
@@ -289,17 +353,45 @@ static void fail_stream(struct pw_camera *c, int err, const char *what)
 	pw_stream_set_error(c->stream, err, "%s: %s", what, strerror(-err));
 }
 
+/* Hands one filled buffer to PipeWire. */
+static void deliver(struct pw_camera *c, struct camera_buf *b, const struct v4l2_buffer *vb)
+{
+	struct spa_buffer *sb = b->pwb->buffer;
+	struct spa_chunk *chunk = sb->datas[0].chunk;
+	chunk->offset = 0;
+	chunk->size = vb->bytesused <= b->length ? vb->bytesused : b->length;
+	chunk->stride = (int32_t)c->bytesperline;
+	chunk->flags = (vb->flags & V4L2_BUF_FLAG_ERROR) ? SPA_CHUNK_FLAG_CORRUPTED : 0;
+	struct spa_meta_header *h = spa_buffer_find_meta_data(sb, SPA_META_Header, sizeof(*h));
+	if (h) {
+		h->flags = (vb->flags & V4L2_BUF_FLAG_ERROR) ? SPA_META_HEADER_FLAG_CORRUPTED : 0;
+		/* the node's timestamps are CLOCK_MONOTONIC, PipeWire's clock */
+		h->pts = (int64_t)vb->timestamp.tv_sec * SPA_NSEC_PER_SEC +
+			 (int64_t)vb->timestamp.tv_usec * SPA_NSEC_PER_USEC;
+		h->dts_offset = 0;
+		h->seq = vb->sequence;
+	}
+	b->owner = OWNER_PIPEWIRE;
+	if (pw_stream_queue_buffer(c->stream, b->pwb) < 0)
+		b->owner = OWNER_BRIDGE; /* PipeWire did not take it: it goes back to the node */
+	c->frames++;
+}
+
 static void on_frame_ready(void *data, int fd, uint32_t mask)
 {
 	struct pw_camera *c = data;
 	(void)fd;
-	if (mask & (SPA_IO_ERR | SPA_IO_HUP)) {
+	if (mask & SPA_IO_HUP) {
 		/* the daemon's answer for a camera gone for good */
 		fail_stream(c, -ENODEV, "the camera is gone");
 		return;
 	}
-	bool handed = false;
-	for (;;) {
+	/* Every frame done is taken; only the newest goes to PipeWire, the
+	 * older ones straight back to the node: a consumer that fell behind
+	 * gets the present, not a queue of the past. */
+	struct camera_buf *newest = NULL;
+	struct v4l2_buffer newest_vb;
+	for (unsigned round = 0; round <= c->n_bufs; round++) {
 		struct v4l2_buffer vb = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 					  .memory = V4L2_MEMORY_MMAP };
 		int err = xioctl(c->fd, VIDIOC_DQBUF, &vb);
@@ -309,35 +401,40 @@ static void on_frame_ready(void *data, int fd, uint32_t mask)
 			fail_stream(c, err, "DQBUF");
 			return;
 		}
-		if (vb.index >= c->n_bufs || c->bufs[vb.index].owner != OWNER_NODE ||
-		    !c->bufs[vb.index].pwb) {
-			log_warn("%s: DQBUF gave buffer %u, which is not queued", c->path, vb.index);
-			continue;
+		if (vb.index >= c->n_bufs || c->bufs[vb.index].owner != OWNER_NODE) {
+			fail_stream(c, -EPROTO, "DQBUF gave a buffer that is not queued");
+			return;
 		}
 		struct camera_buf *b = &c->bufs[vb.index];
-		struct spa_buffer *sb = b->pwb->buffer;
-		struct spa_chunk *chunk = sb->datas[0].chunk;
-		chunk->offset = 0;
-		chunk->size = vb.bytesused <= b->length ? vb.bytesused : b->length;
-		chunk->stride = (int32_t)c->bytesperline;
-		chunk->flags = (vb.flags & V4L2_BUF_FLAG_ERROR) ? SPA_CHUNK_FLAG_CORRUPTED : 0;
-		struct spa_meta_header *h = spa_buffer_find_meta_data(sb, SPA_META_Header,
-								      sizeof(*h));
-		if (h) {
-			h->flags = (vb.flags & V4L2_BUF_FLAG_ERROR) ? SPA_META_HEADER_FLAG_CORRUPTED
-								    : 0;
-			h->pts = (int64_t)vb.timestamp.tv_sec * SPA_NSEC_PER_SEC +
-				 (int64_t)vb.timestamp.tv_usec * SPA_NSEC_PER_USEC;
-			h->dts_offset = 0;
-			h->seq = vb.sequence;
+		b->owner = OWNER_BRIDGE;
+		if (!b->pwb) {
+			queue_to_node(c, b); /* no PipeWire buffer for it (yet) */
+			continue;
 		}
-		b->owner = OWNER_PIPEWIRE;
-		pw_stream_queue_buffer(c->stream, b->pwb);
-		c->frames++;
-		handed = true;
+		if (newest)
+			queue_to_node(c, newest);
+		newest = b;
+		newest_vb = vb;
 	}
-	if (handed)
+	if (newest) {
+		deliver(c, newest, &newest_vb);
+		if (newest->owner == OWNER_BRIDGE)
+			queue_to_node(c, newest);
 		pw_stream_trigger_process(c->stream);
+	} else if ((mask & SPA_IO_ERR) && at_node(c)) {
+		/* an error with buffers queued and no frame: the queue is broken */
+		fail_stream(c, -EIO, "the node's queue");
+		return;
+	}
+	update_watch(c);
+}
+
+static void on_starved(void *data, uint64_t expirations)
+{
+	struct pw_camera *c = data;
+	(void)expirations;
+	if (c->streaming && c->stream)
+		pw_stream_trigger_process(c->stream); /* its process event takes buffers back */
 }
 
 static void start_stream(struct pw_camera *c)
@@ -346,10 +443,11 @@ static void start_stream(struct pw_camera *c)
 		return;
 	c->streaming = true;
 	c->frames = 0;
-	take_free_buffers(c);
+	/* buffers first (vb2 takes them before STREAMON), then the stream */
 	for (unsigned i = 0; i < c->n_bufs; i++)
 		if (c->bufs[i].pwb && c->bufs[i].owner == OWNER_BRIDGE)
 			queue_to_node(c, &c->bufs[i]);
+	take_free_buffers(c);
 	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	int err = xioctl(c->fd, VIDIOC_STREAMON, &type);
 	if (err < 0) {
@@ -357,12 +455,14 @@ static void start_stream(struct pw_camera *c)
 		fail_stream(c, err, "STREAMON");
 		return;
 	}
-	c->io = pw_loop_add_io(c->loop, c->fd, SPA_IO_IN | SPA_IO_ERR | SPA_IO_HUP, false,
-			       on_frame_ready, c);
+	c->io = pw_loop_add_io(c->loop, c->fd, 0, false, on_frame_ready, c);
+	c->io_on = false;
 	if (!c->io) {
 		fail_stream(c, -ENOMEM, "watching the node");
 		return;
 	}
+	update_watch(c);
+	c->revive_ms = REVIVE_MS; /* it works: a later failure starts afresh */
 	char fcc[5] = { (char)(c->mode.fourcc & 0xff), (char)((c->mode.fourcc >> 8) & 0xff),
 			(char)((c->mode.fourcc >> 16) & 0xff), (char)(c->mode.fourcc >> 24), 0 };
 	log_info("%s: streaming %s %ux%u at %u/%u fps to PipeWire", c->path, fcc, c->mode.width,
@@ -442,6 +542,12 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 		pw_stream_set_error(c->stream, -EINVAL, "not a format this camera offers");
 		return;
 	}
+	if (pw_modes_find(&c->modes, &m) < 0 && m.fourcc == V4L2_PIX_FMT_MJPEG) {
+		/* SPA has one name for both: the camera's own is JPEG */
+		m.fourcc = V4L2_PIX_FMT_JPEG;
+		if (pw_modes_find(&c->modes, &m) < 0)
+			m.fourcc = V4L2_PIX_FMT_MJPEG;
+	}
 	int err = configure(c, &m);
 	if (err < 0) {
 		fail_stream(c, err, "setting the format");
@@ -471,7 +577,7 @@ static void on_add_buffer(void *data, struct pw_buffer *pwb)
 	pwb->user_data = NULL;
 	for (unsigned i = 0; i < c->n_bufs; i++) {
 		struct camera_buf *b = &c->bufs[i];
-		if (b->pwb || b->memfd < 0)
+		if (b->pwb || b->memfd < 0 || b->owner == OWNER_NODE)
 			continue;
 		b->pwb = pwb;
 		b->owner = OWNER_PIPEWIRE;
@@ -491,9 +597,11 @@ static void on_remove_buffer(void *data, struct pw_buffer *pwb)
 {
 	(void)data;
 	struct camera_buf *b = pwb->user_data;
-	if (b) {
+	if (b && b->pwb == pwb) {
 		b->pwb = NULL;
-		b->owner = OWNER_PIPEWIRE;
+		/* one still queued to the node stays so until DQBUF or STREAMOFF */
+		if (b->owner != OWNER_NODE)
+			b->owner = OWNER_PIPEWIRE;
 	}
 }
 
@@ -515,9 +623,12 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
 	}
 	stop_stream(c);
 	if (state == PW_STREAM_STATE_ERROR) {
-		/* this stream is dead; a fresh node serves the next consumer */
-		struct timespec t = { .tv_nsec = REVIVE_MS * 1000000L };
+		/* this stream is dead; a fresh node serves the next consumer
+		 * (later and later while it keeps failing) */
+		struct timespec t = { .tv_sec = c->revive_ms / 1000,
+				      .tv_nsec = (long)(c->revive_ms % 1000) * 1000000L };
 		pw_loop_update_timer(c->loop, c->revive, &t, NULL, false);
+		c->revive_ms = c->revive_ms * 2 > REVIVE_MAX_MS ? REVIVE_MAX_MS : c->revive_ms * 2;
 	}
 }
 
@@ -591,8 +702,14 @@ static void on_revive(void *data, uint64_t expirations)
 	(void)expirations;
 	unpublish(c);
 	int err = publish(c);
-	if (err < 0)
-		log_warn("%s: publishing again: %s", c->path, strerror(-err));
+	if (err < 0) {
+		log_warn("%s: publishing again: %s; next try in %u ms", c->path, strerror(-err),
+			 c->revive_ms);
+		struct timespec t = { .tv_sec = c->revive_ms / 1000,
+				      .tv_nsec = (long)(c->revive_ms % 1000) * 1000000L };
+		pw_loop_update_timer(c->loop, c->revive, &t, NULL, false);
+		c->revive_ms = c->revive_ms * 2 > REVIVE_MAX_MS ? REVIVE_MAX_MS : c->revive_ms * 2;
+	}
 }
 
 int pw_camera_new(struct pw_core *core, struct pw_loop *loop, const char *path,
@@ -617,8 +734,10 @@ int pw_camera_new(struct pw_core *core, struct pw_loop *loop, const char *path,
 		free(c);
 		return err;
 	}
+	c->revive_ms = REVIVE_MS;
 	c->revive = pw_loop_add_timer(loop, on_revive, c);
-	err = c->revive ? publish(c) : -ENOMEM;
+	c->starved = pw_loop_add_timer(loop, on_starved, c);
+	err = c->revive && c->starved ? publish(c) : -ENOMEM;
 	if (err < 0) {
 		log_warn("%s: publishing: %s", path, strerror(-err));
 		pw_camera_free(c);
@@ -635,6 +754,8 @@ void pw_camera_free(struct pw_camera *c)
 	unpublish(c);
 	if (c->revive)
 		pw_loop_destroy_source(c->loop, c->revive);
+	if (c->starved)
+		pw_loop_destroy_source(c->loop, c->starved);
 	log_info("%s: node removed", c->path);
 	pw_modes_clear(&c->modes);
 	free(c);

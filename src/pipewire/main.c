@@ -133,6 +133,20 @@ static void scan(struct bridge *br)
 	closedir(d);
 }
 
+/* After an overflow of the watch's queue: cameras whose node went are
+ * dropped, the directory is read again. */
+static void rescan(struct bridge *br)
+{
+	for (int i = 0; i < MAX_CAMERAS; i++) {
+		struct stat st;
+		if (br->cams[i] && (stat(pw_camera_path(br->cams[i]), &st) < 0 || !S_ISCHR(st.st_mode))) {
+			pw_camera_free(br->cams[i]);
+			br->cams[i] = NULL;
+		}
+	}
+	scan(br);
+}
+
 static void on_dev_event(void *data, int fd, uint32_t mask)
 {
 	struct bridge *br = data;
@@ -143,6 +157,11 @@ static void on_dev_event(void *data, int fd, uint32_t mask)
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				log_warn("%s: events lost; reading it again", br->dev_dir);
+				rescan(br);
+				continue;
+			}
 			if (!ev->len || !is_video_name(ev->name))
 				continue;
 			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {

@@ -53,10 +53,27 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
 		err = -errno;
 		goto out;
 	}
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
+	/* exactly one fd is the answer; any other received is closed (the
+	 * space of one fd holds two on 64-bit: none may leak) */
+	unsigned fds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len < CMSG_LEN(0))
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int fd_in;
+			memcpy(&fd_in, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
+			if (fds++ == 0)
+				memfd = fd_in;
+			else
+				close(fd_in);
+		}
+	}
+	if (fds > 1) {
+		close(memfd);
+		memfd = -1;
+	}
 	if (n != (ssize_t)sizeof(rep) || rep.magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
 		err = -EPROTO;
 	else if (rep.status < 0)
