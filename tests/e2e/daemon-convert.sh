@@ -123,7 +123,7 @@ grep -m1 "streaming YUYV 640x480 converted to YV12" "$WORK/uvcuse.log" || fail "
 # and read() (CUSE moves 128 KiB per round) cost per byte: the camera's
 # YUYV is the reference, the planar formats (1.5 bytes a pixel against 2)
 # must do no worse.
-step "USERPTR through uvcuse-run and read() (uvcuse-readcap): YUYV, then YU12 and YV12, 640x480"
+step "USERPTR through uvcuse-run and read() (uvcuse-readcap): YUYV, then YU12, 640x480"
 read_frames() { # FOURCC FILE
 	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat="$1" --set-parm=15 ||
 		fail "S_FMT $1"
@@ -137,7 +137,9 @@ read_frames YUYV "$WORK/read.YUYV"
 check "$WORK/read.YUYV" YUYV 640x480 60 45
 REF_READ=$LAST_LOSS
 echo "beyond the camera's own skips the app missed $REF_USER (USERPTR) and $REF_READ (read()) YUYV frames"
-for f in YU12 YV12; do
+# (YV12 is YU12 with its chroma planes swapped: the same path, checked
+# through MMAP above and below)
+for f in YU12; do
 	capture user "$f" 640x480 15 60 "$WORK/user.$f"
 	echo "USERPTR $f:"
 	check "$WORK/user.$f" "$f" 640x480 60 $((60 / 10 + REF_USER))
@@ -169,16 +171,16 @@ cap.set(cv2.CAP_PROP_FPS, 5)  # Python copies each 900 KB frame: a pace it keeps
 cap.set(cv2.CAP_PROP_CONVERT_RGB, 0)  # the node's bytes, for the checker
 fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode()
 with open(sys.argv[2], "wb") as out:
-    for i in range(60):
+    for i in range(30):
         ok, frame = cap.read()
         assert ok, f"frame {i}"
         out.write(frame.tobytes())
-print("OpenCV", cv2.__version__, "chose", fourcc, "and read 60 frames")
+print("OpenCV", cv2.__version__, "chose", fourcc, "and read 30 frames")
 assert fourcc == "BGR3", f"OpenCV chose {fourcc}"
 EOF
-check "$WORK/cv2.bgr" BGR3 640x480 60
+check "$WORK/cv2.bgr" BGR3 640x480 30
 
-step "from MJPEG 1920x1080 (a size the camera sends only as MJPEG), 15 fps, 30 frames each"
+step "from MJPEG 1920x1080 (a size the camera sends only as MJPEG), 15 fps, 20 frames each"
 # TCG decodes 1080p JPEG at a few frames a second: the bound on missing
 # frames comes from ffmpeg's own decoder on the same frames in this guest
 # (ours may be 25 % slower before this fails; the rate step below wants it
@@ -190,7 +192,7 @@ echo "ffmpeg decodes these 1920x1080 frames to rgb24 at $ff1080 fps in this gues
 decode_slack() {
 	awk -v f="$ff1080" -v n="$1" 'BEGIN { s = n * 15 / (0.75 * f) - n + 2; if (s < 2) s = 2; printf "%d", s }'
 }
-N=30 # each 6 MB frame costs the checker in TCG too
+N=20 # each 6 MB frame costs the checker in TCG too
 slack=$(decode_slack $N)
 for f in RGB3 BGR3 YU12 YV12; do
 	capture mmap "$f" 1920x1080 15 $N "$WORK/mjpeg.$f"
