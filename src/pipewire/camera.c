@@ -147,10 +147,7 @@ static int enum_modes(struct pw_camera *c, int fd)
 {
 	for (uint32_t i = 0; i < ENUM_MAX; i++) {
 		struct v4l2_fmtdesc fd_ = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-		int r = enum_ioctl(c, fd, VIDIOC_ENUM_FMT, &fd_);
-		if (r == -E2BIG)
-			break;
-		if (r < 0)
+		if (enum_ioctl(c, fd, VIDIOC_ENUM_FMT, &fd_) < 0)
 			break;
 		if (!pw_mode_fourcc_known(fd_.pixelformat))
 			continue;
@@ -249,6 +246,21 @@ static unsigned at_node(const struct pw_camera *c)
 
 /* The node's fd is watched only while a buffer is queued to it: a queue
  * with none polls POLLERR (vb2's rule), which must not spin the loop. */
+/* A one-shot timer ms from now. */
+static void arm_ms(struct pw_loop *loop, struct spa_source *timer, unsigned ms)
+{
+	struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+	pw_loop_update_timer(loop, timer, &t, NULL, false);
+}
+
+/* A fresh node after revive_ms, later and later while publishing keeps
+ * failing. */
+static void schedule_revive(struct pw_camera *c)
+{
+	arm_ms(c->loop, c->revive, c->revive_ms);
+	c->revive_ms = c->revive_ms * 2 > REVIVE_MAX_MS ? REVIVE_MAX_MS : c->revive_ms * 2;
+}
+
 static void update_watch(struct pw_camera *c)
 {
 	bool on = c->io && at_node(c) > 0;
@@ -261,9 +273,7 @@ static void update_watch(struct pw_camera *c)
 		return;
 	if (c->streaming && !on) {
 		uint32_t fps = c->mode.fps_num && c->mode.fps_den ? c->mode.fps_num / c->mode.fps_den : 0;
-		long ms = fps ? 1000 / (long)fps : 100;
-		struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-		pw_loop_update_timer(c->loop, c->starved, &t, NULL, false);
+		arm_ms(c->loop, c->starved, fps ? 1000 / fps : 100);
 	} else {
 		pw_loop_update_timer(c->loop, c->starved, NULL, NULL, false);
 	}
@@ -623,12 +633,8 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
 	}
 	stop_stream(c);
 	if (state == PW_STREAM_STATE_ERROR) {
-		/* this stream is dead; a fresh node serves the next consumer
-		 * (later and later while it keeps failing) */
-		struct timespec t = { .tv_sec = c->revive_ms / 1000,
-				      .tv_nsec = (long)(c->revive_ms % 1000) * 1000000L };
-		pw_loop_update_timer(c->loop, c->revive, &t, NULL, false);
-		c->revive_ms = c->revive_ms * 2 > REVIVE_MAX_MS ? REVIVE_MAX_MS : c->revive_ms * 2;
+		/* this stream is dead; a fresh node serves the next consumer */
+		schedule_revive(c);
 	}
 }
 
@@ -705,10 +711,7 @@ static void on_revive(void *data, uint64_t expirations)
 	if (err < 0) {
 		log_warn("%s: publishing again: %s; next try in %u ms", c->path, strerror(-err),
 			 c->revive_ms);
-		struct timespec t = { .tv_sec = c->revive_ms / 1000,
-				      .tv_nsec = (long)(c->revive_ms % 1000) * 1000000L };
-		pw_loop_update_timer(c->loop, c->revive, &t, NULL, false);
-		c->revive_ms = c->revive_ms * 2 > REVIVE_MAX_MS ? REVIVE_MAX_MS : c->revive_ms * 2;
+		schedule_revive(c);
 	}
 }
 

@@ -83,13 +83,17 @@ static int find_camera(struct bridge *br, const char *path)
 	return -1;
 }
 
+static void drop_slot(struct bridge *br, int i)
+{
+	pw_camera_free(br->cams[i]);
+	br->cams[i] = NULL;
+}
+
 static void remove_camera(struct bridge *br, const char *path)
 {
 	int i = find_camera(br, path);
-	if (i < 0)
-		return;
-	pw_camera_free(br->cams[i]);
-	br->cams[i] = NULL;
+	if (i >= 0)
+		drop_slot(br, i);
 }
 
 /* A node appeared or its permissions changed: publish it when it is a
@@ -139,10 +143,8 @@ static void rescan(struct bridge *br)
 {
 	for (int i = 0; i < MAX_CAMERAS; i++) {
 		struct stat st;
-		if (br->cams[i] && (stat(pw_camera_path(br->cams[i]), &st) < 0 || !S_ISCHR(st.st_mode))) {
-			pw_camera_free(br->cams[i]);
-			br->cams[i] = NULL;
-		}
+		if (br->cams[i] && (stat(pw_camera_path(br->cams[i]), &st) < 0 || !S_ISCHR(st.st_mode)))
+			drop_slot(br, i);
 	}
 	scan(br);
 }
@@ -179,10 +181,8 @@ static void on_dev_event(void *data, int fd, uint32_t mask)
 
 static void drop_all(struct bridge *br)
 {
-	for (int i = 0; i < MAX_CAMERAS; i++) {
-		pw_camera_free(br->cams[i]);
-		br->cams[i] = NULL;
-	}
+	for (int i = 0; i < MAX_CAMERAS; i++)
+		drop_slot(br, i);
 }
 
 static void schedule_reconnect(struct bridge *br)

@@ -44,8 +44,4 @@ int pw_mode_from_format(const struct spa_pod *format, struct pw_mode *out);
 /* Index of the mode in ms equal to m (format, size, rate), or -1. */
 long pw_modes_find(const struct pw_modes *ms, const struct pw_mode *m);
 
-/* Bytes of one line of a raw format of this width (SPA_PARAM_BUFFERS_stride),
- * 0 for compressed formats. */
-uint32_t pw_mode_stride(const struct pw_mode *m);
-
 #endif

@@ -154,15 +154,6 @@ START_TEST(a_full_builder_gives_null)
 }
 END_TEST
 
-START_TEST(strides)
-{
-	ck_assert_uint_eq(pw_mode_stride(&yuyv_vga_30), 1280);
-	ck_assert_uint_eq(pw_mode_stride(&mjpeg_720_15), 0);
-	struct pw_mode rgb = { V4L2_PIX_FMT_RGB24, 641, 480, 30, 1 };
-	ck_assert_uint_eq(pw_mode_stride(&rgb), 1923);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("pw_modes");
@@ -174,7 +165,6 @@ int main(void)
 	tcase_add_test(tc, duplicates_are_kept_once);
 	tcase_add_test(tc, not_a_video_format_is_refused);
 	tcase_add_test(tc, a_full_builder_gives_null);
-	tcase_add_test(tc, strides);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
