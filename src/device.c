@@ -1167,6 +1167,11 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		memcpy(ident.card, id->product, sizeof(ident.card) - 1);
 	else
 		snprintf(ident.card, sizeof(ident.card), "UVC Camera (%04x:%04x)", id->vid, id->pid);
+	/* uvcvideo (since 5.19) tells a device's functions apart by their name */
+	if (id->function[0]) {
+		size_t n = strlen(ident.card);
+		snprintf(ident.card + n, sizeof(ident.card) - n, ": %s", id->function);
+	}
 	memcpy(ident.bus_info, id->bus_info, sizeof(ident.bus_info) - 1);
 
 	struct ctrls *ctrls = malloc(sizeof(*ctrls));

@@ -147,6 +147,46 @@ static void fill_strings(libusb_device_handle *h, struct usb_camera_id *id)
 	}
 }
 
+/* String descriptor index as UTF-8 (the kernel's usb_string(): the
+ * device's first language; characters beyond the basic plane as '?'),
+ * "" when the device has none or fails. */
+static void read_string(libusb_device_handle *h, uint8_t index, char *out, size_t cap)
+{
+	unsigned char buf[255];
+	out[0] = '\0';
+	if (!index || cap < 4)
+		return;
+	int n = libusb_get_string_descriptor(h, 0, 0, buf, sizeof(buf));
+	if (n < 4)
+		return;
+	uint16_t lang = (uint16_t)(buf[2] | buf[3] << 8);
+	n = libusb_get_string_descriptor(h, index, lang, buf, sizeof(buf));
+	if (n < 2 || buf[1] != LIBUSB_DT_STRING)
+		return;
+	if (buf[0] < n)
+		n = buf[0];
+	size_t o = 0;
+	for (int i = 2; i + 1 < n; i += 2) {
+		unsigned c = buf[i] | buf[i + 1] << 8;
+		if (c >= 0xd800 && c < 0xe000)
+			c = '?';
+		unsigned need = c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+		if (o + need >= cap)
+			break;
+		if (need == 1) {
+			out[o++] = (char)c;
+		} else if (need == 2) {
+			out[o++] = (char)(0xc0 | c >> 6);
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			out[o++] = (char)(0xe0 | c >> 12);
+			out[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	out[o] = '\0';
+}
+
 /* The VideoControl interfaces of the active configuration (libusb's cached
  * copy, no device I/O). Returns how many were stored in ifs. */
 static unsigned video_functions(libusb_device *dev, uint8_t *ifs, unsigned max)
@@ -434,6 +474,9 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	if (st.n_warnings)
 		log_warn("%s: descriptor: %u warnings, last: %s", id->port_path, st.n_warnings,
 			st.warning);
+	read_string(cam->handle,
+		    uvc_function_string_index(desc, len, cam->model->control_interface),
+		    cam->id.function, sizeof(cam->id.function));
 	r = claim(cam, cam->model->control_interface, err, errlen);
 	for (unsigned i = 0; r == 0 && i < cam->model->n_streams; i++)
 		r = claim(cam, cam->model->streams[i].interface, err, errlen);

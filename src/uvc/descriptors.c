@@ -19,14 +19,17 @@
 #define STD_TAIL 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xaa, 0x00, 0x38, 0x9b, 0x71
 #define FCC_GUID(a, b, c, d) { a, b, c, d, STD_TAIL }
 
-/* The formats uvcvideo knows (Linux 6.1 uvc_fmts, plus later additions). */
+/* The formats uvcvideo knows: Linux 6.1.y's uvc_fmts (include/media/v4l2-uvc.h
+ * in 6.1.192, Debian 12's kernel), no more and no less: a GUID it does not
+ * know is a format it leaves out (6.1.46 and later), so one we knew and it
+ * did not would be a format only we list. */
 static const struct {
 	uint8_t guid[16];
 	uint32_t fourcc;
 } uvc_guids[] = {
 	{ FCC_GUID('Y', 'U', 'Y', '2'), V4L2_PIX_FMT_YUYV },
-	/* iSight's broken YUY2 GUID */
-	{ { 'Y', 'U', 'Y', '2', 0x00, 0x00, 0x10, 0x00, 0x00, 0x80, 0x00, 0xaa, 0x00, 0x38, 0x9b,
+	/* iSight's broken YUY2 GUID: bytes 8..11 "80 00 00 00" */
+	{ { 'Y', 'U', 'Y', '2', 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x38, 0x9b,
 	    0x71 },
 	  V4L2_PIX_FMT_YUYV },
 	{ FCC_GUID('N', 'V', '1', '2'), V4L2_PIX_FMT_NV12 },
@@ -42,6 +45,9 @@ static const struct {
 	    0x71 },
 	  V4L2_PIX_FMT_GREY }, /* KSMEDIA_L8_IR */
 	{ FCC_GUID('Y', '1', '0', ' '), V4L2_PIX_FMT_Y10 },
+	{ { 'I', 'N', 'V', 'I', 0xdb, 0x57, 0x49, 0x5e, 0x8e, 0x3f, 0xf4, 0x79, 0x53, 0x2b, 0x94,
+	    0x6f },
+	  V4L2_PIX_FMT_Y10 },
 	{ FCC_GUID('Y', '1', '2', ' '), V4L2_PIX_FMT_Y12 },
 	{ FCC_GUID('Y', '1', '6', ' '), V4L2_PIX_FMT_Y16 },
 	{ FCC_GUID('B', 'Y', '8', ' '), V4L2_PIX_FMT_SBGGR8 },
@@ -50,30 +56,31 @@ static const struct {
 	{ FCC_GUID('G', 'R', 'B', 'G'), V4L2_PIX_FMT_SGRBG8 },
 	{ FCC_GUID('R', 'G', 'G', 'B'), V4L2_PIX_FMT_SRGGB8 },
 	{ FCC_GUID('R', 'G', 'B', 'P'), V4L2_PIX_FMT_RGB565 },
-	/* DirectShow MEDIASUBTYPE_RGB565 and RGB24 (BGR in memory) */
-	{ { 0x7b, 0xeb, 0x36, 0xe4, 0x4f, 0x52, 0xce, 0x11, 0x9f, 0x53, 0x00, 0x20, 0xaf, 0x0b, 0xa7,
-	    0x70 },
-	  V4L2_PIX_FMT_RGB565 },
+	/* DirectShow MEDIASUBTYPE_RGB24 and RGB32: BGR and BGRX in memory */
 	{ { 0x7d, 0xeb, 0x36, 0xe4, 0x4f, 0x52, 0xce, 0x11, 0x9f, 0x53, 0x00, 0x20, 0xaf, 0x0b, 0xa7,
 	    0x70 },
 	  V4L2_PIX_FMT_BGR24 },
 	{ { 0x7e, 0xeb, 0x36, 0xe4, 0x4f, 0x52, 0xce, 0x11, 0x9f, 0x53, 0x00, 0x20, 0xaf, 0x0b, 0xa7,
 	    0x70 },
-	  V4L2_PIX_FMT_RGB24 },
+	  V4L2_PIX_FMT_XBGR32 },
 	{ FCC_GUID('H', '2', '6', '4'), V4L2_PIX_FMT_H264 },
 	{ FCC_GUID('H', '2', '6', '5'), V4L2_PIX_FMT_HEVC },
 	{ FCC_GUID('H', 'E', 'V', 'C'), V4L2_PIX_FMT_HEVC },
 	{ FCC_GUID('Y', '8', 'I', ' '), V4L2_PIX_FMT_Y8I },
 	{ FCC_GUID('Y', '1', '2', 'I'), V4L2_PIX_FMT_Y12I },
 	{ FCC_GUID('Z', '1', '6', ' '), V4L2_PIX_FMT_Z16 },
+	{ { 'I', 'N', 'V', 'Z', 0x90, 0x2d, 0x58, 0x4a, 0x92, 0x0b, 0x77, 0x3f, 0x1f, 0x2c, 0x55,
+	    0x6b },
+	  V4L2_PIX_FMT_Z16 },
 	{ FCC_GUID('R', 'W', '1', '0'), V4L2_PIX_FMT_SRGGB10P },
 	{ FCC_GUID('B', 'G', '1', '6'), V4L2_PIX_FMT_SBGGR16 },
 	{ FCC_GUID('G', 'B', '1', '6'), V4L2_PIX_FMT_SGBRG16 },
 	{ FCC_GUID('R', 'G', '1', '6'), V4L2_PIX_FMT_SRGGB16 },
 	{ FCC_GUID('G', 'R', '1', '6'), V4L2_PIX_FMT_SGRBG16 },
-	{ FCC_GUID('I', 'N', 'Z', 'I'), V4L2_PIX_FMT_INZI },
-	{ FCC_GUID('C', 'N', 'F', '4'), V4L2_PIX_FMT_CNF4 },
-	{ FCC_GUID('P', '0', '1', '0'), V4L2_PIX_FMT_P010 },
+	{ { 'I', 'N', 'Z', 'I', 0x66, 0x1a, 0x42, 0xa2, 0x90, 0x65, 0xd0, 0x18, 0x14, 0xa8, 0xef,
+	    0x8a },
+	  V4L2_PIX_FMT_INZI },
+	{ FCC_GUID('C', ' ', ' ', ' '), V4L2_PIX_FMT_CNF4 },
 };
 
 uint32_t uvc_guid_to_fourcc(const uint8_t guid[16])
@@ -765,4 +772,25 @@ const struct uvc_frame *uvc_format_find_frame(const struct uvc_format *format, u
 		if (format->frames[i].index == index)
 			return &format->frames[i];
 	return NULL;
+}
+
+uint8_t uvc_function_string_index(const uint8_t *desc, size_t len, uint8_t control_interface)
+{
+	uint8_t function = 0, interface = 0;
+	bool iad_found = false, if_found = false;
+
+	for (size_t pos = 0; pos + 2 <= len && desc[pos] >= 2 && pos + desc[pos] <= len;
+	     pos += desc[pos]) {
+		const uint8_t *d = desc + pos;
+		if (d[1] == USB_DT_INTERFACE_ASSOCIATION && d[0] >= 8 && !iad_found &&
+		    control_interface >= d[2] && control_interface < d[2] + d[3]) {
+			iad_found = true;
+			function = d[7];
+		} else if (d[1] == USB_DT_INTERFACE && d[0] >= USB_DT_INTERFACE_SIZE && !if_found &&
+			   d[2] == control_interface && d[3] == 0) {
+			if_found = true;
+			interface = d[8];
+		}
+	}
+	return iad_found && function ? function : interface;
 }

@@ -147,6 +147,12 @@ int uvc_parse_function(const uint8_t *desc, size_t len, int control_interface,
 
 void uvc_camera_free(struct uvc_camera *camera);
 
+/* The string descriptor index that names the video function whose
+ * VideoControl interface is control_interface: the iFunction of the
+ * interface association that holds it, else the interface's own iInterface
+ * (uvcvideo appends that string to the card name, after ": "). 0: none. */
+uint8_t uvc_function_string_index(const uint8_t *desc, size_t len, uint8_t control_interface);
+
 /* V4L2 fourcc of a format GUID, 0 when unknown. */
 uint32_t uvc_guid_to_fourcc(const uint8_t guid[16]);
 

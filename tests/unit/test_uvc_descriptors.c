@@ -44,8 +44,9 @@ static uint32_t pixel_fourcc(enum vcam_pixel pixel)
 		return V4L2_PIX_FMT_MJPEG;
 	case VCAM_PIXEL_H264:
 		return V4L2_PIX_FMT_H264;
+	default: /* only impersonated cameras have the others */
+		return 0;
 	}
-	return 0;
 }
 
 /* Offset of the n-th (0-based) VideoStreaming class-specific descriptor of

@@ -94,7 +94,7 @@ START_TEST(bad_arguments)
 	ck_assert_ptr_null(vcam_frames_new(VCAM_PIXEL_MJPEG, 0, 0, 0));
 	ck_assert_ptr_null(vcam_frames_new(VCAM_PIXEL_NV12, 16, 16, 0)); /* no room for the band */
 	ck_assert_ptr_null(vcam_frames_new(VCAM_PIXEL_YUYV, 20000, 480, 0));
-	ck_assert_ptr_null(vcam_frames_new((enum vcam_pixel)7, 640, 480, 0));
+	ck_assert_ptr_null(vcam_frames_new((enum vcam_pixel)(VCAM_PIXEL_LAST + 1), 640, 480, 0));
 	size_t len;
 	ck_assert_ptr_null(vcam_frames_get(NULL, 0, 0, &len));
 	vcam_frames_free(NULL);

@@ -14,8 +14,10 @@
 #include "controls.h"
 #include "descriptors.h"
 #include "frames.h"
+#include "impersonate.h"
 #include "payload.h"
 #include "probe.h"
+#include "xu_store.h"
 
 #define STATUS_QUEUE 16
 #define CONTROL_TICK_NS 100000000ull /* automatic controls move every 100 ms */
@@ -45,6 +47,13 @@ struct vcam_camera {
 	const struct vcam_profile *profile;
 	struct vcam_identity identity;
 	struct vcam_controls *controls;
+	/* an impersonated camera: its descriptors, and its XU and SU controls */
+	const struct vcam_impersonation *imp;
+	struct vcam_xu_store *units;
+	uint8_t if_control, if_streaming;
+	uint8_t ep_video, ep_status; /* addresses */
+	uint8_t config_value;        /* bConfigurationValue */
+	struct uvc_probe secondary_probe[VCAM_MAX_SECONDARY];
 
 	uint8_t configuration;
 	uint8_t streaming_alt;
@@ -262,7 +271,17 @@ static void controls_changed(void *ctx, const char *line)
 static void controls_reset(struct vcam_camera *cam)
 {
 	vcam_controls_free(cam->controls);
-	cam->controls = vcam_controls_new(cam->profile->bcd_uvc);
+	cam->controls = cam->imp ? vcam_controls_new_masked(cam->imp->model->bcd_uvc, cam->imp->ct_bits,
+							     cam->imp->pu_bits)
+				 : vcam_controls_new(cam->profile->bcd_uvc);
+	if (cam->imp) {
+		vcam_xu_store_free(cam->units);
+		cam->units = vcam_xu_store_new(cam->imp->model);
+		if (!cam->units) {
+			vcam_controls_free(cam->controls);
+			cam->controls = NULL;
+		}
+	}
 	if (cam->controls)
 		vcam_controls_set_log(cam->controls, controls_changed, cam);
 }
@@ -297,6 +316,10 @@ static void queue_status_event(struct vcam_camera *cam, const struct vcam_contro
 	unsigned len = e->length > VCAM_STATUS_PACKET - 5 ? VCAM_STATUS_PACKET - 5 : e->length;
 	pkt[0] = 0x01; /* bStatusType: VideoControl interface */
 	pkt[1] = originator[e->entity];
+	if (cam->imp)
+		pkt[1] = e->entity == VCAM_ENTITY_CAMERA     ? cam->imp->first_ct
+			 : e->entity == VCAM_ENTITY_PROCESSING ? cam->imp->first_pu
+							       : 0;
 	pkt[2] = 0x00; /* bEvent: control change */
 	pkt[3] = e->selector;
 	pkt[4] = e->attribute;
@@ -510,11 +533,48 @@ static int serve_video(struct vcam_camera *cam, uint64_t now_ns)
 
 /* ---- endpoint 0 ---- */
 
+/* An impersonated camera's descriptors: its own, as the dump has them. */
+static int get_impersonated_descriptor(struct vcam_camera *cam, const struct usbip_header *h,
+				       unsigned type, unsigned index)
+{
+	const struct vcam_impersonation *imp = cam->imp;
+	uint8_t buf[256];
+	long n;
+	switch (type) {
+	case USB_DT_DEVICE:
+		return reply_in(cam, h, imp->device, sizeof(imp->device));
+	case USB_DT_CONFIG:
+		if (index != 0)
+			break;
+		return reply_in(cam, h, imp->config, imp->config_len);
+	case USB_DT_STRING:
+		n = vcam_impersonate_string(imp, (uint8_t)index, buf, sizeof(buf));
+		if (n < 0)
+			break;
+		return reply_in(cam, h, buf, (size_t)n);
+	case USB_DT_DEVICE_QUALIFIER:
+		n = vcam_qualifier_descriptor(cam->profile, buf, sizeof(buf));
+		if (n < 0)
+			break;
+		return reply_in(cam, h, buf, (size_t)n);
+	case USB_DT_BOS:
+		n = vcam_bos_descriptor(cam->profile, buf, sizeof(buf));
+		if (n < 0)
+			break;
+		return reply_in(cam, h, buf, (size_t)n);
+	default:
+		break;
+	}
+	return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
+}
+
 static int get_descriptor(struct vcam_camera *cam, const struct usbip_header *h, unsigned type,
 			  unsigned index)
 {
 	uint8_t buf[4096];
 	ssize_t n;
+	if (cam->imp)
+		return get_impersonated_descriptor(cam, h, type, index);
 	switch (type) {
 	case USB_DT_DEVICE:
 		n = vcam_device_descriptor(cam->profile, buf, sizeof(buf));
@@ -556,9 +616,14 @@ static int set_interface(struct vcam_camera *cam, const struct usbip_header *h, 
 	bool iso = cam->profile->transfer == VCAM_ISOCHRONOUS;
 	if (cam->configuration == 0)
 		return stall(cam, h, VCAM_ERR_WRONG_STATE);
-	if (intf == VCAM_IF_CONTROL && alt == 0)
+	if (intf == cam->if_control && alt == 0)
 		return reply(cam, h, 0, NULL, 0, NULL, 0);
-	if (intf != VCAM_IF_STREAMING || alt > (iso ? cam->profile->n_alts : 0))
+	/* an impersonated camera's other interfaces (audio, a second stream):
+	 * accepted, nothing behind them */
+	if (cam->imp && intf != cam->if_streaming && intf != cam->if_control)
+		return reply(cam, h, 0, NULL, 0, NULL, 0);
+	const struct vcam_alt *setting = alt && iso ? vcam_profile_alt(cam->profile, alt) : NULL;
+	if (intf != cam->if_streaming || (alt && !setting))
 		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 	cam->streaming_alt = (uint8_t)alt;
 	stop_streaming(cam, "alternate setting changed");
@@ -567,7 +632,7 @@ static int set_interface(struct vcam_camera *cam, const struct usbip_header *h, 
 	int err = reply(cam, h, 0, NULL, 0, NULL, 0);
 	if (err || alt == 0)
 		return err;
-	cam->packet_room = vcam_alt_bytes(&cam->profile->alts[alt - 1]);
+	cam->packet_room = vcam_alt_bytes(setting);
 	LOG("alternate setting %u: %u bytes per interval\n", alt, cam->packet_room);
 	start_streaming(cam, now_ns);
 	return serve_video(cam, now_ns);
@@ -584,7 +649,7 @@ static int standard_request(struct vcam_camera *cam, const struct usbip_header *
 	case USB_REQ_GET_DESCRIPTOR:
 		return get_descriptor(cam, h, value >> 8, value & 0xff);
 	case USB_REQ_GET_STATUS:
-		if (recipient == USB_RECIP_ENDPOINT && (index & 0x7f) == (VCAM_EP_VIDEO & 0x7f))
+		if (recipient == USB_RECIP_ENDPOINT && (index & 0x7f) == (cam->ep_video & 0x7f))
 			two[0] = cam->video_halted;
 		return reply_in(cam, h, two, 2);
 	case USB_REQ_SET_ADDRESS:
@@ -595,7 +660,7 @@ static int standard_request(struct vcam_camera *cam, const struct usbip_header *
 	case USB_REQ_CLEAR_FEATURE:
 		/* Hosts stop a bulk camera with CLEAR_FEATURE(ENDPOINT_HALT). */
 		if (recipient == USB_RECIP_ENDPOINT && value == USB_ENDPOINT_HALT &&
-		    index == VCAM_EP_VIDEO && cam->profile->transfer == VCAM_BULK) {
+		    index == cam->ep_video && cam->profile->transfer == VCAM_BULK) {
 			stop_streaming(cam, "endpoint halt cleared");
 			cam->committed = false;
 		}
@@ -603,14 +668,14 @@ static int standard_request(struct vcam_camera *cam, const struct usbip_header *
 	case USB_REQ_GET_CONFIGURATION:
 		return reply_in(cam, h, &cam->configuration, 1);
 	case USB_REQ_SET_CONFIGURATION:
-		if (value > 1)
+		if (value != 0 && value != cam->config_value)
 			return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 		set_configuration(cam, (uint8_t)value);
 		return reply(cam, h, 0, NULL, 0, NULL, 0);
 	case USB_REQ_GET_INTERFACE:
-		if (cam->configuration == 0 || index > VCAM_IF_STREAMING)
+		if (cam->configuration == 0 || (!cam->imp && index > VCAM_IF_STREAMING))
 			return stall(cam, h, VCAM_ERR_WRONG_STATE);
-		two[0] = index == VCAM_IF_STREAMING ? cam->streaming_alt : 0;
+		two[0] = index == cam->if_streaming ? cam->streaming_alt : 0;
 		return reply_in(cam, h, two, 1);
 	case USB_REQ_SET_INTERFACE:
 		return set_interface(cam, h, index, value, now_ns);
@@ -619,11 +684,51 @@ static int standard_request(struct vcam_camera *cam, const struct usbip_header *
 	}
 }
 
+/* GET_* of a streaming interface's probe (or commit) control: prof its
+ * formats, cur what GET_CUR answers, basis the probe GET_MIN/MAX describe. */
+static int probe_get(struct vcam_camera *cam, const struct usbip_header *h, uint8_t request,
+		     const struct vcam_profile *prof, const struct uvc_probe *cur,
+		     const struct uvc_probe *basis, bool is_probe)
+{
+	struct uvc_probe p;
+	uint8_t buf[64];
+
+	switch (request) {
+	case UVC_GET_CUR:
+		p = *cur;
+		break;
+	case UVC_GET_MIN:
+		vcam_probe_min(prof, basis, &p);
+		break;
+	case UVC_GET_MAX:
+		vcam_probe_max(prof, basis, &p);
+		break;
+	case UVC_GET_DEF:
+		vcam_probe_default(prof, &p);
+		break;
+	case UVC_GET_LEN:
+		buf[0] = (uint8_t)cam->probe_size;
+		buf[1] = 0;
+		request_ok(cam);
+		return reply_in(cam, h, buf, 2);
+	case UVC_GET_INFO:
+		buf[0] = 0x03; /* GET and SET supported */
+		request_ok(cam);
+		return reply_in(cam, h, buf, 1);
+	default:
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
+	}
+	if (!is_probe && request != UVC_GET_CUR)
+		return stall(cam, h, VCAM_ERR_INVALID_REQUEST); /* commit has CUR only */
+	uvc_probe_encode(&p, buf, cam->probe_size);
+	request_ok(cam);
+	return reply_in(cam, h, buf, cam->probe_size);
+}
+
 static int streaming_request(struct vcam_camera *cam, const struct usbip_header *h,
 			     const struct usb_ctrlrequest *r, const uint8_t *out, uint64_t now_ns)
 {
 	unsigned selector = r->wValue >> 8;
-	uint8_t buf[64];
 	struct uvc_probe p;
 	bool is_probe = selector == UVC_VS_PROBE_CONTROL;
 
@@ -659,35 +764,87 @@ static int streaming_request(struct vcam_camera *cam, const struct usbip_header 
 			start_streaming(cam, now_ns);
 		return serve_video(cam, now_ns);
 	}
-	case UVC_GET_CUR:
-		p = is_probe ? cam->probe : *active_probe(cam);
-		break;
-	case UVC_GET_MIN:
-		vcam_probe_min(cam->profile, &cam->probe, &p);
-		break;
-	case UVC_GET_MAX:
-		vcam_probe_max(cam->profile, &cam->probe, &p);
-		break;
-	case UVC_GET_DEF:
-		vcam_probe_default(cam->profile, &p);
-		break;
-	case UVC_GET_LEN:
-		buf[0] = (uint8_t)cam->probe_size;
-		buf[1] = 0;
-		request_ok(cam);
-		return reply_in(cam, h, buf, 2);
-	case UVC_GET_INFO:
-		buf[0] = 0x03; /* GET and SET supported */
-		request_ok(cam);
-		return reply_in(cam, h, buf, 1);
 	default:
-		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
+		return probe_get(cam, h, r->bRequest, cam->profile,
+				 is_probe ? &cam->probe : active_probe(cam), &cam->probe, is_probe);
 	}
-	if (!is_probe && r->bRequest != UVC_GET_CUR)
-		return stall(cam, h, VCAM_ERR_INVALID_REQUEST); /* commit has CUR only */
-	uvc_probe_encode(&p, buf, cam->probe_size);
-	request_ok(cam);
-	return reply_in(cam, h, buf, cam->probe_size);
+}
+
+/* Probe and commit of an impersonated camera's other streaming interfaces:
+ * negotiated against their own formats and kept, nothing streams. */
+static int secondary_streaming_request(struct vcam_camera *cam, const struct usbip_header *h,
+				       const struct usb_ctrlrequest *r, const uint8_t *out,
+				       unsigned k)
+{
+	const struct vcam_profile *prof = &cam->imp->secondary[k].profile;
+	unsigned selector = r->wValue >> 8;
+	struct uvc_probe p, asked;
+
+	if (selector != UVC_VS_PROBE_CONTROL && selector != UVC_VS_COMMIT_CONTROL)
+		return stall(cam, h, VCAM_ERR_INVALID_CONTROL);
+	switch (r->bRequest) {
+	case UVC_SET_CUR:
+		if (r->wLength != cam->probe_size)
+			return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
+		uvc_probe_decode(out, cam->probe_size, &asked);
+		if (vcam_probe_negotiate(prof, &asked, &p) < 0)
+			return stall(cam, h, VCAM_ERR_OUT_OF_RANGE);
+		cam->secondary_probe[k] = p;
+		request_ok(cam);
+		return reply(cam, h, 0, NULL, 0, NULL, 0);
+	default:
+		return probe_get(cam, h, r->bRequest, prof, &cam->secondary_probe[k],
+				 &cam->secondary_probe[k], selector == UVC_VS_PROBE_CONTROL);
+	}
+}
+
+static int control_answer(struct vcam_camera *cam, const struct usbip_header *h,
+			  const struct usb_ctrlrequest *r, uint8_t *data, int n)
+{
+	if (n < 0)
+		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
+	if (r->bRequestType & USB_DIR_IN)
+		return reply_in(cam, h, data, (size_t)n);
+	return reply(cam, h, 0, NULL, 0, NULL, 0);
+}
+
+/* An impersonated camera's units by what their ID is: every camera terminal
+ * and processing unit is the one control model (a second chain shares its
+ * values), extension and selector units are the unit store. */
+static int impersonated_control_request(struct vcam_camera *cam, const struct usbip_header *h,
+					const struct usb_ctrlrequest *r, uint8_t *data)
+{
+	unsigned entity = r->wIndex >> 8;
+	uint8_t selector = (uint8_t)(r->wValue >> 8), code;
+	int n;
+
+	switch (entity ? cam->imp->roles[entity] : VCAM_ROLE_CAMERA) {
+	case VCAM_ROLE_CAMERA:
+	case VCAM_ROLE_PROCESSING:
+		n = vcam_controls_request(cam->controls,
+					  entity == 0 ? VCAM_ENTITY_INTERFACE
+					  : cam->imp->roles[entity] == VCAM_ROLE_CAMERA
+						  ? VCAM_ENTITY_CAMERA
+						  : VCAM_ENTITY_PROCESSING,
+					  r->bRequest, selector, data, r->wLength);
+		break;
+	case VCAM_ROLE_EXTENSION:
+	case VCAM_ROLE_SELECTOR:
+		n = vcam_xu_store_request(cam->units, (uint8_t)entity, r->bRequest, selector, data,
+					  r->wLength, &code);
+		if (n < 0)
+			vcam_controls_reject(cam->controls, code);
+		else
+			request_ok(cam);
+		break;
+	case VCAM_ROLE_NO_CONTROLS:
+		n = vcam_controls_reject(cam->controls, VCAM_ERR_INVALID_CONTROL);
+		break;
+	default:
+		n = vcam_controls_reject(cam->controls, VCAM_ERR_INVALID_UNIT);
+		break;
+	}
+	return control_answer(cam, h, r, data, n);
 }
 
 static int control_request(struct vcam_camera *cam, const struct usbip_header *h,
@@ -697,6 +854,8 @@ static int control_request(struct vcam_camera *cam, const struct usbip_header *h
 	unsigned selector = r->wValue >> 8;
 	enum vcam_entity e;
 
+	if (cam->imp)
+		return impersonated_control_request(cam, h, r, data);
 	switch (entity) {
 	case 0:
 		e = VCAM_ENTITY_INTERFACE;
@@ -717,11 +876,7 @@ static int control_request(struct vcam_camera *cam, const struct usbip_header *h
 	}
 	int n = vcam_controls_request(cam->controls, e, r->bRequest, (uint8_t)selector, data,
 				      r->wLength);
-	if (n < 0)
-		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
-	if (r->bRequestType & USB_DIR_IN)
-		return reply_in(cam, h, data, (size_t)n);
-	return reply(cam, h, 0, NULL, 0, NULL, 0);
+	return control_answer(cam, h, r, data, n);
 }
 
 static int endpoint0_class(struct vcam_camera *cam, const struct usbip_header *h,
@@ -734,15 +889,15 @@ static int faulty_class_request(struct vcam_camera *cam, const struct usbip_head
 {
 	unsigned faults = cam->cfg.request_faults;
 	unsigned intf = r->wIndex & 0xff, entity = r->wIndex >> 8, selector = r->wValue >> 8;
-	bool unit_value = intf == VCAM_IF_CONTROL && entity != 0 &&
+	bool unit_value = intf == cam->if_control && entity != 0 &&
 			  (r->bRequest == UVC_GET_CUR || r->bRequest == UVC_SET_CUR);
 
 	if ((faults & VCAM_RF_CTRL_STALL) && unit_value)
 		return stall(cam, h, VCAM_ERR_NOT_READY);
-	if ((faults & VCAM_RF_ERRCODE_STALL) && intf == VCAM_IF_CONTROL && entity == 0 &&
+	if ((faults & VCAM_RF_ERRCODE_STALL) && intf == cam->if_control && entity == 0 &&
 	    selector == UVC_VC_REQUEST_ERROR_CODE_CONTROL && r->bRequest == UVC_GET_CUR)
 		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0); /* the code stays */
-	if (intf == VCAM_IF_STREAMING && r->bRequest == UVC_SET_CUR &&
+	if (intf == cam->if_streaming && r->bRequest == UVC_SET_CUR &&
 	    (((faults & VCAM_RF_PROBE_STALL) && selector == UVC_VS_PROBE_CONTROL) ||
 	     ((faults & VCAM_RF_COMMIT_STALL) && selector == UVC_VS_COMMIT_CONTROL)))
 		return stall(cam, h, VCAM_ERR_WRONG_STATE);
@@ -769,11 +924,11 @@ static int endpoint0(struct vcam_camera *cam, const struct usbip_header *h, cons
 		return faulty_class_request(cam, h, &r, out, now_ns);
 	/* a slow camera: the values of its units take long (not GET_INFO,
 	 * ranges, the error code), and so may setting probe and commit */
-	if ((cam->cfg.ctrl_delay_ms || cam->cfg.ctrl_hang) && (r.wIndex & 0xff) == VCAM_IF_CONTROL &&
+	if ((cam->cfg.ctrl_delay_ms || cam->cfg.ctrl_hang) && (r.wIndex & 0xff) == cam->if_control &&
 	    (r.wIndex >> 8) != 0 && (r.bRequest == UVC_GET_CUR || r.bRequest == UVC_SET_CUR))
 		cam->hold_until = cam->cfg.ctrl_hang ? UINT64_MAX :
 						       now_ns + (uint64_t)cam->cfg.ctrl_delay_ms * 1000000u;
-	else if (cam->cfg.stream_delay_ms && (r.wIndex & 0xff) == VCAM_IF_STREAMING &&
+	else if (cam->cfg.stream_delay_ms && (r.wIndex & 0xff) == cam->if_streaming &&
 		 r.bRequest == UVC_SET_CUR)
 		cam->hold_until = now_ns + (uint64_t)cam->cfg.stream_delay_ms * 1000000u;
 	int err = endpoint0_class(cam, h, &r, out, now_ns);
@@ -795,14 +950,14 @@ static int endpoint0_class(struct vcam_camera *cam, const struct usbip_header *h
 	memset(data, 0, sizeof(data));
 	if (!(r.bRequestType & USB_DIR_IN))
 		memcpy(data, out, r.wLength);
-	switch (r.wIndex & 0xff) {
-	case VCAM_IF_CONTROL:
+	if ((r.wIndex & 0xff) == cam->if_control)
 		return control_request(cam, h, &r, data);
-	case VCAM_IF_STREAMING:
+	if ((r.wIndex & 0xff) == cam->if_streaming)
 		return streaming_request(cam, h, &r, data, now_ns);
-	default:
-		return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
-	}
+	for (unsigned k = 0; cam->imp && k < cam->imp->n_secondary; k++)
+		if ((r.wIndex & 0xff) == cam->imp->secondary[k].interface)
+			return secondary_streaming_request(cam, h, &r, data, k);
+	return stall(cam, h, VCAM_ERR_INVALID_REQUEST);
 }
 
 /* ---- USB/IP commands ---- */
@@ -843,8 +998,9 @@ int vcam_camera_command(struct vcam_camera *cam, const struct usbip_header *h,
 	if (h->ep == 0)
 		return endpoint0(cam, h, out_data, now_ns);
 
-	bool video = h->ep == (VCAM_EP_VIDEO & 0x7f) && h->direction == USBIP_DIR_IN;
-	bool status = h->ep == (VCAM_EP_STATUS & 0x7f) && h->direction == USBIP_DIR_IN;
+	bool video = h->ep == (cam->ep_video & 0x7f) && h->direction == USBIP_DIR_IN;
+	bool status = cam->ep_status && h->ep == (cam->ep_status & 0x7f) &&
+		      h->direction == USBIP_DIR_IN;
 	bool iso_ep = cam->profile->transfer == VCAM_ISOCHRONOUS;
 	if (!video && !status)
 		return reply(cam, h, -EPIPE, NULL, 0, NULL, 0);
@@ -933,6 +1089,8 @@ static void power_on_state(struct vcam_camera *cam)
 	cam->committed = false;
 	vcam_probe_default(cam->profile, &cam->probe);
 	cam->commit = cam->probe;
+	for (unsigned k = 0; cam->imp && k < cam->imp->n_secondary; k++)
+		vcam_probe_default(&cam->imp->secondary[k].profile, &cam->secondary_probe[k]);
 	cam->status_count = 0;
 	cam->next_tick_ns = 0;
 }
@@ -954,6 +1112,21 @@ struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg)
 		return NULL;
 	cam->cfg = *cfg;
 	cam->profile = cfg->profile;
+	cam->imp = cfg->impersonate;
+	if (cam->imp) {
+		cam->profile = &cam->imp->profile;
+		cam->if_control = cam->imp->vc_interface;
+		cam->if_streaming = cam->imp->vs_interface;
+		cam->ep_video = cam->imp->video_ep;
+		cam->ep_status = cam->imp->status_ep;
+		cam->config_value = cam->imp->config[5];
+	} else {
+		cam->if_control = VCAM_IF_CONTROL;
+		cam->if_streaming = VCAM_IF_STREAMING;
+		cam->ep_video = VCAM_EP_VIDEO;
+		cam->ep_status = VCAM_EP_STATUS;
+		cam->config_value = 1;
+	}
 	cam->probe_size = uvc_probe_size(cam->profile->bcd_uvc);
 	cam->faults_armed = cfg->request_faults != 0;
 	cam->garbage_seed = 0x9e3779b9u;
@@ -985,6 +1158,7 @@ void vcam_camera_free(struct vcam_camera *cam)
 	queue_clear(&cam->status_urbs);
 	held_free(cam);
 	vcam_controls_free(cam->controls);
+	vcam_xu_store_free(cam->units);
 	free(cam->scratch);
 	free(cam->corrupt);
 	free(cam);

@@ -31,8 +31,14 @@ enum vcam_request_fault {
  * probe-stall, commit-stall, status-garbage), or 0. */
 unsigned vcam_request_fault_parse(const char *name);
 
+struct vcam_impersonation;
+
 struct vcam_camera_config {
 	const struct vcam_profile *profile;
+	/* A real camera impersonated (impersonate.h): its descriptors, interface
+	 * and endpoint numbers and units; profile is then its profile. NULL:
+	 * the vcam's own camera. */
+	const struct vcam_impersonation *impersonate;
 	const char *serial;
 	bool unpaced;          /* frames as fast as the host takes them */
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */

@@ -53,6 +53,9 @@ const uint8_t vcam_xu_guid[16] = {
 	0x8d, 0x1e, 0x3c, 0x5a, 0x9f, 0x2b, 0x6e, 0x01,
 };
 
+/* UVC 1.5's processing unit selector 0x13, which <linux/usb/video.h> lacks. */
+#define PU_CONTRAST_AUTO_CONTROL 0x13
+
 #define NS_PER_SEC 1000000000ull
 #define LOOP_PERIOD_NS NS_PER_SEC          /* automatic loops step once a second */
 #define MOTION_PERIOD_NS (NS_PER_SEC / 10) /* relative motion steps every 100 ms */
@@ -137,6 +140,7 @@ struct spec {
 	int8_t target;
 	uint8_t naxes;
 	struct axis ax[2];
+	bool impersonation_only; /* not part of the vcam's own profiles */
 };
 
 /* One line per control, in table order. */
@@ -165,6 +169,21 @@ enum {
 	C_PANTILT_RELATIVE,
 	C_FOCUS_AUTO,
 	C_PRIVACY,
+	/* Offered only when impersonating a camera whose bmControls has them
+	 * (vcam_controls_new_masked()): uvcvideo has no V4L2 mapping for most
+	 * of them, but queries GET_INFO of each at probe. */
+	C_SCANNING_MODE,
+	C_EXPOSURE_RELATIVE,
+	C_FOCUS_RELATIVE,
+	C_IRIS_RELATIVE,
+	C_ROLL,
+	C_ROLL_RELATIVE,
+	C_WB_COMPONENT_AUTO,
+	C_DIGITAL_MULTIPLIER,
+	C_DIGITAL_MULTIPLIER_LIMIT,
+	C_ANALOG_STANDARD,
+	C_ANALOG_LOCK,
+	C_CONTRAST_AUTO,
 	C_XU_LED_MODE,
 	C_XU_TEST_PATTERN,
 	C_XU_REQUEST_COUNTER,
@@ -285,6 +304,56 @@ static const struct spec specs[N_CONTROLS] = {
 	[C_PRIVACY] = { CT(UVC_CT_PRIVACY_CONTROL, 18, "privacy"), SWITCH(0), .requests = RQ_FLAG,
 			.caps = CAP_RW, NO_MASTER },
 
+	[C_SCANNING_MODE] = { CT(UVC_CT_SCANNING_MODE_CONTROL, 0, "scanning_mode"), SWITCH(1),
+			      .requests = RQ_FLAG, .caps = CAP_RW, NO_MASTER,
+			      .impersonation_only = true },
+	/* Relative controls step the absolute one once; reading gives 0. */
+	[C_EXPOSURE_RELATIVE] = { CT(UVC_CT_EXPOSURE_TIME_RELATIVE_CONTROL, 4,
+				     "exposure_time_relative"),
+				  .kind = K_VALUE, ONE(1, true, -1, 1, 1, 0), .requests = RQ_FLAG,
+				  .caps = CAP_RW, NO_MASTER, .impersonation_only = true },
+	[C_FOCUS_RELATIVE] = { CT(UVC_CT_FOCUS_RELATIVE_CONTROL, 6, "focus_relative"),
+			       .kind = K_VALUE, .size = 2, .nfields = 2,
+			       .f = { FIELD(0, 1, true, -1, 1, 1, 0), FIELD(1, 1, false, 0, 7, 1, 0) },
+			       .requests = RQ_RANGE, .caps = CAP_RW | CAP_AUTO, NO_MASTER,
+			       .impersonation_only = true },
+	[C_IRIS_RELATIVE] = { CT(UVC_CT_IRIS_RELATIVE_CONTROL, 8, "iris_relative"), .kind = K_VALUE,
+			      ONE(1, true, -1, 1, 1, 0), .requests = RQ_FLAG,
+			      .caps = CAP_RW | CAP_AUTO, NO_MASTER, .impersonation_only = true },
+	[C_ROLL] = { CT(UVC_CT_ROLL_ABSOLUTE_CONTROL, 13, "roll_absolute"), .kind = K_VALUE,
+		     ONE(2, true, -180, 180, 1, 0), .requests = RQ_RANGE, .caps = CAP_RW | CAP_AUTO,
+		     NO_MASTER, .impersonation_only = true },
+	[C_ROLL_RELATIVE] = { CT(UVC_CT_ROLL_RELATIVE_CONTROL, 14, "roll_relative"),
+			      .kind = K_VALUE, .size = 2, .nfields = 2,
+			      .f = { FIELD(0, 1, true, -1, 1, 1, 0), FIELD(1, 1, false, 0, 7, 1, 0) },
+			      .requests = RQ_RANGE, .caps = CAP_RW | CAP_AUTO, NO_MASTER,
+			      .impersonation_only = true },
+	[C_WB_COMPONENT_AUTO] = { PU(UVC_PU_WHITE_BALANCE_COMPONENT_AUTO_CONTROL, 13,
+				     "white_balance_component_auto"),
+				  SWITCH(0), .requests = RQ_SWITCH, .caps = CAP_RW, NO_MASTER,
+				  .impersonation_only = true },
+	[C_DIGITAL_MULTIPLIER] = { PU(UVC_PU_DIGITAL_MULTIPLIER_CONTROL, 14, "digital_multiplier"),
+				   .kind = K_VALUE, ONE(2, false, 100, 400, 1, 100),
+				   .requests = RQ_RANGE, .caps = CAP_RW, NO_MASTER,
+				   .impersonation_only = true },
+	[C_DIGITAL_MULTIPLIER_LIMIT] = { PU(UVC_PU_DIGITAL_MULTIPLIER_LIMIT_CONTROL, 15,
+					    "digital_multiplier_limit"),
+					 .kind = K_VALUE, ONE(2, false, 100, 400, 1, 400),
+					 .requests = RQ_RANGE, .caps = CAP_RW, NO_MASTER,
+					 .impersonation_only = true },
+	/* Read-only: a sensor, no analog input (standard 0: none, lock 1: not locked). */
+	[C_ANALOG_STANDARD] = { PU(UVC_PU_ANALOG_VIDEO_STANDARD_CONTROL, 16, "analog_video_standard"),
+				.kind = K_VALUE, ONE(1, false, 0, 0, 1, 0),
+				.requests = RQ_CUR | RQ_INFO | RQ_LEN, .caps = CAP_RO, NO_MASTER,
+				.impersonation_only = true },
+	[C_ANALOG_LOCK] = { PU(UVC_PU_ANALOG_LOCK_STATUS_CONTROL, 17, "analog_lock_status"),
+			    .kind = K_VALUE, ONE(1, false, 1, 1, 1, 1),
+			    .requests = RQ_CUR | RQ_INFO | RQ_LEN, .caps = CAP_RO, NO_MASTER,
+			    .impersonation_only = true },
+	[C_CONTRAST_AUTO] = { PU(PU_CONTRAST_AUTO_CONTROL, 18, "contrast_auto"), SWITCH(0),
+			      .requests = RQ_SWITCH, .caps = CAP_RW, NO_MASTER,
+			      .impersonation_only = true },
+
 	[C_XU_LED_MODE] = { XU(VCAM_XU_LED_MODE, "xu_led_mode"), .kind = K_VALUE,
 			    ONE(1, false, 0, 3, 1, 3), .requests = RQ_RANGE, .caps = CAP_RW,
 			    NO_MASTER },
@@ -323,6 +392,7 @@ struct vcam_controls {
 	vcam_controls_log_fn *log;
 	void *log_opaque;
 	struct state st[N_CONTROLS];
+	bool offered[N_CONTROLS];
 };
 
 /* ---- fields ---- */
@@ -364,7 +434,8 @@ static bool is_auto(const struct vcam_controls *c, int i)
 {
 	const struct spec *s = &specs[i];
 
-	return s->master >= 0 && (c->st[s->master].cur[0] & s->auto_mask) != 0;
+	return s->master >= 0 && c->offered[s->master] &&
+	       (c->st[s->master].cur[0] & s->auto_mask) != 0;
 }
 
 /* The values in use: the setting, or what the automatic loop has. */
@@ -455,17 +526,16 @@ static void log_setting(struct vcam_controls *c, int i)
 
 /* ---- the public API ---- */
 
-struct vcam_controls *vcam_controls_new(uint16_t bcd_uvc)
+/* bcd_uvc picks the power line menu: 1.5 and later, or before. */
+static struct vcam_controls *controls_new(uint16_t bcd_uvc, const bool offered[N_CONTROLS])
 {
-	struct vcam_controls *c;
+	struct vcam_controls *c = calloc(1, sizeof(*c));
 
-	if (bcd_uvc != 0x0110 && bcd_uvc != 0x0150)
-		return NULL;
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->bcd_uvc = bcd_uvc;
+	c->bcd_uvc = bcd_uvc >= 0x0150 ? 0x0150 : 0x0110;
 	c->power_mode = POWER_FULL;
+	memcpy(c->offered, offered, sizeof(c->offered));
 	for (int i = 0; i < N_CONTROLS; i++) {
 		const struct spec *s = &specs[i];
 
@@ -482,6 +552,32 @@ struct vcam_controls *vcam_controls_new(uint16_t bcd_uvc)
 	return c;
 }
 
+struct vcam_controls *vcam_controls_new(uint16_t bcd_uvc)
+{
+	bool offered[N_CONTROLS];
+
+	if (bcd_uvc != 0x0110 && bcd_uvc != 0x0150)
+		return NULL;
+	for (int i = 0; i < N_CONTROLS; i++)
+		offered[i] = !specs[i].impersonation_only;
+	return controls_new(bcd_uvc, offered);
+}
+
+struct vcam_controls *vcam_controls_new_masked(uint16_t bcd_uvc, uint32_t ct_bits,
+					       uint32_t pu_bits)
+{
+	bool offered[N_CONTROLS];
+
+	for (int i = 0; i < N_CONTROLS; i++) {
+		const struct spec *s = &specs[i];
+
+		offered[i] = s->entity == VCAM_ENTITY_INTERFACE ||
+			     (s->entity == VCAM_ENTITY_CAMERA && (ct_bits >> s->bit & 1)) ||
+			     (s->entity == VCAM_ENTITY_PROCESSING && (pu_bits >> s->bit & 1));
+	}
+	return controls_new(bcd_uvc, offered);
+}
+
 void vcam_controls_free(struct vcam_controls *c)
 {
 	free(c);
@@ -491,9 +587,8 @@ uint32_t vcam_controls_bitmap(const struct vcam_controls *c, enum vcam_entity e)
 {
 	uint32_t bits = 0;
 
-	(void)c;
 	for (int i = 0; i < N_CONTROLS; i++)
-		if (specs[i].entity == e && specs[i].bit >= 0)
+		if (c->offered[i] && specs[i].entity == e && specs[i].bit >= 0)
 			bits |= 1u << specs[i].bit;
 	return bits;
 }
@@ -502,9 +597,8 @@ unsigned vcam_controls_xu_count(const struct vcam_controls *c)
 {
 	unsigned n = 0;
 
-	(void)c;
 	for (int i = 0; i < N_CONTROLS; i++)
-		n += specs[i].entity == VCAM_ENTITY_EXTENSION;
+		n += c->offered[i] && specs[i].entity == VCAM_ENTITY_EXTENSION;
 	return n;
 }
 
@@ -520,7 +614,8 @@ const char *vcam_controls_name(enum vcam_entity e, uint8_t selector)
 {
 	int i = find(e, selector);
 
-	return i < 0 ? NULL : specs[i].name;
+	/* the vcam's own camera: what impersonation adds is not among them */
+	return i < 0 || specs[i].impersonation_only ? NULL : specs[i].name;
 }
 
 int vcam_controls_reject(struct vcam_controls *c, uint8_t code)
@@ -677,7 +772,7 @@ int vcam_controls_request(struct vcam_controls *c, enum vcam_entity e, uint8_t r
 	    e != VCAM_ENTITY_EXTENSION)
 		return vcam_controls_reject(c, VCAM_ERR_INVALID_UNIT);
 	i = find(e, selector);
-	if (i < 0)
+	if (i < 0 || !c->offered[i])
 		return vcam_controls_reject(c, VCAM_ERR_INVALID_CONTROL);
 	if (!(specs[i].requests & bit))
 		return vcam_controls_reject(c, VCAM_ERR_INVALID_REQUEST);
@@ -804,6 +899,8 @@ size_t vcam_controls_tick(struct vcam_controls *c, uint64_t now_ns,
 	for (int i = 0; i < N_CONTROLS; i++) {
 		struct state *st = &c->st[i];
 
+		if (!c->offered[i])
+			continue;
 		if (has_loop(i)) {
 			if (is_auto(c, i))
 				run_clock(st, now_ns, LOOP_PERIOD_NS, loop_step, c, i);
@@ -824,7 +921,7 @@ size_t vcam_controls_tick(struct vcam_controls *c, uint64_t now_ns,
 		uint8_t now[MAX_SIZE];
 		unsigned size;
 
-		if (!(specs[i].caps & UVC_CONTROL_CAP_AUTOUPDATE))
+		if (!c->offered[i] || !(specs[i].caps & UVC_CONTROL_CAP_AUTOUPDATE))
 			continue;
 		size = cur_bytes(c, i, now);
 		if (!memcmp(now, st->shown, size))
@@ -842,7 +939,7 @@ size_t vcam_controls_tick(struct vcam_controls *c, uint64_t now_ns,
 		struct state *st = &c->st[i];
 		uint8_t info = info_byte(c, i);
 
-		if (info == st->shown_info)
+		if (!c->offered[i] || info == st->shown_info)
 			continue;
 		st->shown_info = info;
 		events[n] = (struct vcam_control_event){ .entity = specs[i].entity,

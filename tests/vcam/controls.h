@@ -84,6 +84,14 @@ struct vcam_controls;
  * (the VC header's bcdUVC: it selects the power line frequency menu).
  * NULL on a bad version or no memory. */
 struct vcam_controls *vcam_controls_new(uint16_t bcd_uvc);
+/* A camera being impersonated: the controls its camera terminal and
+ * processing unit descriptors announce (bmControls, bit n = 1 << n), each
+ * with the vcam's plausible range, and no extension unit controls (an
+ * impersonated camera's XUs are served by xu_store.c). Any bcdUVC: before
+ * 1.5 it gets the UVC 1.1 power line menu. Controls whose bit the vcam has
+ * no model for are not offered (the request STALLs, INVALID_CONTROL). */
+struct vcam_controls *vcam_controls_new_masked(uint16_t bcd_uvc, uint32_t ct_bits,
+					       uint32_t pu_bits);
 void vcam_controls_free(struct vcam_controls *c);
 
 /* bmControls of the CT (3 bytes used), PU (3 bytes) and XU (2 bytes) descriptors;
@@ -143,7 +151,7 @@ typedef void vcam_controls_log_fn(void *opaque, const char *line);
 void vcam_controls_set_log(struct vcam_controls *c, vcam_controls_log_fn *fn, void *opaque);
 
 /* The short name of a control ("brightness", "pan_tilt_absolute", ...), or
- * NULL when the camera has no such control. */
+ * NULL when the vcam's own camera has no such control. */
 const char *vcam_controls_name(enum vcam_entity e, uint8_t selector);
 
 /* Checks the control table's invariants (min <= def <= max, def and max on

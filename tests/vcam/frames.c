@@ -447,6 +447,11 @@ static int make_raw_phase(struct vcam_frames *f, struct phase *ph, unsigned inde
 		if (!ph->data)
 			return -ENOMEM;
 	}
+	ph->len = f->frame_size;
+	if (vcam_pixel_opaque_bits(f->pixel)) {
+		memset(ph->data, 0x80, f->frame_size);
+		return 0;
+	}
 	int err = picture_render(yu12, f->width, f->height, index, f->brightness);
 	if (!err)
 		err = picture_convert(yu12, f->width, f->height, f->layout, PICTURE_MATH_BT601,
@@ -634,11 +639,48 @@ static bool band_coder_agrees(struct vcam_frames *f)
 
 /* ---- API ---- */
 
+unsigned vcam_pixel_opaque_bits(enum vcam_pixel pixel)
+{
+	switch (pixel) {
+	case VCAM_PIXEL_OPAQUE8:
+		return 8;
+	case VCAM_PIXEL_OPAQUE12:
+		return 12;
+	case VCAM_PIXEL_OPAQUE16:
+		return 16;
+	case VCAM_PIXEL_OPAQUE24:
+		return 24;
+	default:
+		return 0;
+	}
+}
+
+static enum picture_layout raw_layout(enum vcam_pixel pixel)
+{
+	switch (pixel) {
+	case VCAM_PIXEL_NV12:
+		return PICTURE_NV12;
+	case VCAM_PIXEL_YU12:
+		return PICTURE_YU12;
+	case VCAM_PIXEL_YV12:
+		return PICTURE_YV12;
+	case VCAM_PIXEL_RGB24:
+		return PICTURE_RGB24;
+	case VCAM_PIXEL_BGR24:
+		return PICTURE_BGR24;
+	default:
+		return PICTURE_YUYV;
+	}
+}
+
 struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsigned height,
 				    int brightness)
 {
-	if (pixel > VCAM_PIXEL_H264 || !picture_size_ok(width, height) ||
-	    !stamp_band_height(width) || stamp_band_height(width) >= height) {
+	bool opaque = vcam_pixel_opaque_bits(pixel) != 0; /* no picture: any size */
+	if (pixel > VCAM_PIXEL_LAST ||
+	    (opaque ? !width || !height || width > PICTURE_MAX_SIZE || height > PICTURE_MAX_SIZE
+		    : !picture_size_ok(width, height) || !stamp_band_height(width) ||
+			      stamp_band_height(width) >= height)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -651,8 +693,10 @@ struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsig
 	f->width = width;
 	f->height = height;
 	vcam_frames_set_brightness(f, brightness);
-	f->layout = pixel == VCAM_PIXEL_NV12 ? PICTURE_NV12 : PICTURE_YUYV;
-	f->frame_size = picture_frame_size(f->layout, width, height);
+	f->layout = raw_layout(pixel);
+	f->frame_size = vcam_pixel_opaque_bits(pixel)
+				? (size_t)width * height * vcam_pixel_opaque_bits(pixel) / 8
+				: picture_frame_size(f->layout, width, height);
 	if (pixel == VCAM_PIXEL_MJPEG) {
 		f->band = stamp_band_height(width);
 		f->band_rows = f->band / DCTSIZE;
@@ -840,6 +884,10 @@ const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_
 			   .brightness = (int16_t)f->brightness };
 	if (f->pixel == VCAM_PIXEL_MJPEG)
 		return jpeg_frame(f, ph, &s, length);
+	if (vcam_pixel_opaque_bits(f->pixel)) {
+		*length = ph->len;
+		return ph->data;
+	}
 	err = stamp_write(f->layout, ph->data, f->width, f->height, &s);
 	if (err) {
 		errno = -err;
@@ -860,14 +908,12 @@ size_t vcam_frames_max_size(const struct vcam_frames *f)
 		return 0;
 	size_t wh2 = (size_t)f->width * f->height * 2;
 	switch (f->pixel) {
-	case VCAM_PIXEL_YUYV:
-	case VCAM_PIXEL_NV12:
-		return f->frame_size;
 	case VCAM_PIXEL_H264:
 		return f->n_au ? f->max_au : wh2;
 	case VCAM_PIXEL_MJPEG:
-	default:
 		return wh2;
+	default:
+		return f->frame_size;
 	}
 }
 

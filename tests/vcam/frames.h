@@ -15,7 +15,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum vcam_pixel { VCAM_PIXEL_YUYV, VCAM_PIXEL_NV12, VCAM_PIXEL_MJPEG, VCAM_PIXEL_H264 };
+enum vcam_pixel {
+	VCAM_PIXEL_YUYV,
+	VCAM_PIXEL_NV12,
+	VCAM_PIXEL_MJPEG,
+	VCAM_PIXEL_H264,
+	/* for impersonated cameras (the test picture in these layouts too) */
+	VCAM_PIXEL_YU12,
+	VCAM_PIXEL_YV12,
+	VCAM_PIXEL_RGB24,
+	VCAM_PIXEL_BGR24,
+	/* formats the test picture has no layout for (UYVY, GREY, Y16, Bayer,
+	 * ...): frames of the right length, grey, without a stamp; 8, 12, 16
+	 * or 24 bits per pixel */
+	VCAM_PIXEL_OPAQUE8,
+	VCAM_PIXEL_OPAQUE12,
+	VCAM_PIXEL_OPAQUE16,
+	VCAM_PIXEL_OPAQUE24,
+};
+#define VCAM_PIXEL_LAST VCAM_PIXEL_OPAQUE24
+
+/* Bits per pixel of an opaque format, 0 for the others. */
+unsigned vcam_pixel_opaque_bits(enum vcam_pixel pixel);
 
 #define VCAM_JPEG_QUALITY 85
 

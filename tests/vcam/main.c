@@ -24,6 +24,7 @@
 #include "controls.h"
 #include "descriptors.h"
 #include "frame_cache.h"
+#include "impersonate.h"
 #include "payload.h"
 #include "usbip.h"
 
@@ -229,6 +230,11 @@ static void usage(FILE *f)
 		"                         probe-stall, commit-stall (their SET_CUR),\n"
 		"                         status-garbage (a random status packet every 100 ms)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
+		"      --descriptors FILE impersonate a real camera: FILE is its configuration\n"
+		"                         descriptor (binary, as ../shared/corpus/bin has them);\n"
+		"                         what the vcam invents or repairs is logged\n"
+		"      --lsusb FILE       with --descriptors: the same camera's `lsusb -v` text,\n"
+		"                         for its device descriptor and strings\n"
 		"  -l, --list-profiles    list the profiles and exit\n"
 		"  -d, --describe         print the formats, sizes, rates and V4L2 controls a host\n"
 		"                         must enumerate, and exit\n"
@@ -237,6 +243,12 @@ static void usage(FILE *f)
 		"Signals: SIGTERM/SIGINT detach and exit, SIGUSR1 unplugs, SIGUSR2 plugs back in,\n"
 		"SIGRTMIN pauses the frames (requests are still answered), SIGRTMIN+1 resumes,\n"
 		"SIGRTMIN+2 switches the --request-fault faults off, and on again.\n");
+}
+
+static void log_invented(void *opaque, const char *line)
+{
+	(void)opaque;
+	fprintf(stderr, "vcam: impersonation: %s\n", line);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -251,6 +263,14 @@ static const char *pixel_fourcc(enum vcam_pixel pixel)
 		[VCAM_PIXEL_NV12] = "NV12",
 		[VCAM_PIXEL_MJPEG] = "MJPG",
 		[VCAM_PIXEL_H264] = "H264",
+		[VCAM_PIXEL_YU12] = "YU12",
+		[VCAM_PIXEL_YV12] = "YV12",
+		[VCAM_PIXEL_RGB24] = "RGB3",
+		[VCAM_PIXEL_BGR24] = "BGR3",
+		[VCAM_PIXEL_OPAQUE8] = "raw8",
+		[VCAM_PIXEL_OPAQUE12] = "raw12",
+		[VCAM_PIXEL_OPAQUE16] = "raw16",
+		[VCAM_PIXEL_OPAQUE24] = "raw24",
 	};
 	return fourcc[pixel];
 }
@@ -389,6 +409,8 @@ int main(int argc, char **argv)
 		{ "stream-delay-ms", required_argument, NULL, 'W' },
 		{ "request-fault", required_argument, NULL, 'R' },
 		{ "h264", required_argument, NULL, 'H' },
+		{ "descriptors", required_argument, NULL, 'I' },
+		{ "lsusb", required_argument, NULL, 'L' },
 		{ "list-profiles", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -399,6 +421,8 @@ int main(int argc, char **argv)
 	const char *profile = "default";
 	bool describe_only = false;
 	const char *h264_file = NULL;
+	const char *descriptors_file = NULL, *lsusb_file = NULL;
+	struct vcam_impersonation *imp = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "p:s:ue:ldh", options, NULL)) != -1) {
@@ -448,6 +472,12 @@ int main(int argc, char **argv)
 		case 'H':
 			h264_file = optarg;
 			break;
+		case 'I':
+			descriptors_file = optarg;
+			break;
+		case 'L':
+			lsusb_file = optarg;
+			break;
 		case 'l':
 			list_profiles();
 			return 0;
@@ -467,7 +497,28 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	v.profile = vcam_profile_find(profile);
+	if (lsusb_file && !descriptors_file) {
+		fprintf(stderr, "uvcuse-vcam: --lsusb goes with --descriptors\n");
+		return 2;
+	}
+	if (descriptors_file) {
+		char why[256];
+		int err = vcam_impersonate_load(descriptors_file, lsusb_file, log_invented, NULL, &imp,
+						why, sizeof(why));
+		if (err) {
+			fprintf(stderr, "uvcuse-vcam: cannot impersonate: %s\n", why);
+			return 1;
+		}
+		v.profile = &imp->profile;
+		if (vcam_impersonate_set_serial(imp, v.serial) < 0) {
+			fprintf(stderr, "uvcuse-vcam: out of memory\n");
+			return 1;
+		}
+		fprintf(stderr, "vcam: impersonating %04x:%04x from %s, serial %s\n", imp->vendor,
+			imp->product, descriptors_file, v.serial);
+	} else {
+		v.profile = vcam_profile_find(profile);
+	}
 	if (!v.profile) {
 		fprintf(stderr, "uvcuse-vcam: unknown profile '%s' (see --list-profiles)\n", profile);
 		return 2;
@@ -479,7 +530,9 @@ int main(int argc, char **argv)
 	}
 	if (describe_only) {
 		describe(v.profile);
-		describe_controls();
+		if (!imp)
+			describe_controls();
+		vcam_impersonate_free(imp);
 		return 0;
 	}
 	if (strlen(v.serial) == 0 || strlen(v.serial) > 126) {
@@ -500,6 +553,7 @@ int main(int argc, char **argv)
 	v.iso = calloc(USBIP_MAX_ISO_PACKETS, sizeof(*v.iso));
 	v.iso_raw = malloc(USBIP_MAX_ISO_PACKETS * USBIP_ISO_DESC_SIZE);
 	cfg.profile = v.profile;
+	cfg.impersonate = imp;
 	cfg.serial = v.serial;
 	cfg.send = send_reply;
 	cfg.clock = now_ns;
@@ -600,6 +654,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "\n");
 	vcam_camera_free(v.cam);
 	vcam_frame_cache_free(v.pictures);
+	vcam_impersonate_free(imp);
 	free(v.out_buf);
 	free(v.iso);
 	free(v.iso_raw);

@@ -24,10 +24,25 @@ const struct vcam_frame_size *vcam_probe_frame(const struct vcam_profile *prof,
 	return &fmt->frames[p->frame_index - 1];
 }
 
+static uint32_t default_interval(const struct vcam_frame_size *f)
+{
+	return f->default_interval ? f->default_interval : f->intervals[0];
+}
+
 static uint32_t nearest_interval(const struct vcam_frame_size *f, uint32_t asked)
 {
 	if (asked == 0)
-		return f->intervals[0];
+		return default_interval(f);
+	if (f->interval_step) { /* continuous: clamp, then the nearest step */
+		uint32_t lo = f->intervals[0], hi = f->intervals[1];
+		if (asked <= lo)
+			return lo;
+		if (asked >= hi)
+			return hi;
+		uint32_t k = (asked - lo + f->interval_step / 2) / f->interval_step;
+		uint64_t v = lo + (uint64_t)k * f->interval_step;
+		return v > hi ? hi : (uint32_t)v;
+	}
 	uint32_t best = f->intervals[0];
 	for (unsigned i = 1; i < f->n_intervals; i++) {
 		uint32_t d_best = best > asked ? best - asked : asked - best;
@@ -64,7 +79,8 @@ static void fill_camera_fields(const struct vcam_profile *prof, struct uvc_probe
 {
 	const struct vcam_format *fmt = vcam_probe_format(prof, p);
 	const struct vcam_frame_size *f = vcam_probe_frame(prof, p);
-	uint32_t size = vcam_frame_buffer_size(fmt->pixel, f->width, f->height);
+	uint32_t size = f->max_frame_bytes ? f->max_frame_bytes
+					   : vcam_frame_buffer_size(fmt->pixel, f->width, f->height);
 
 	p->max_video_frame_size = size;
 	if (prof->transfer == VCAM_BULK)
@@ -101,9 +117,11 @@ void vcam_probe_default(const struct vcam_profile *prof, struct uvc_probe *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->hint = 1; /* keep the frame interval */
+	const struct vcam_format *fmt = &prof->formats[0];
 	out->format_index = 1;
-	out->frame_index = 1;
-	out->interval = prof->formats[0].frames[0].intervals[0];
+	out->frame_index = fmt->default_frame && fmt->default_frame <= fmt->n_frames
+				   ? fmt->default_frame : 1;
+	out->interval = default_interval(&fmt->frames[out->frame_index - 1]);
 	out->comp_quality = 5000;
 	fill_camera_fields(prof, out);
 }

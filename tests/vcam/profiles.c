@@ -96,6 +96,14 @@ const struct vcam_profile *vcam_profile_find(const char *name)
 	return NULL;
 }
 
+const struct vcam_alt *vcam_profile_alt(const struct vcam_profile *p, unsigned n)
+{
+	for (unsigned i = 0; i < p->n_alts; i++)
+		if ((p->alts[i].number ? p->alts[i].number : i + 1) == n)
+			return &p->alts[i];
+	return NULL;
+}
+
 uint32_t vcam_alt_bytes(const struct vcam_alt *alt)
 {
 	return (uint32_t)alt->max_packet * alt->transactions * alt->mult;

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Real cameras, differentially: for each corpus camera, uvcuse-vcam impersonates
+# it from its descriptor dump, uvcvideo serves it, then uvcuse does, and what
+# an app sees of the two is compared: the formats (--list-formats-ext), the
+# controls (--list-ctrls-menus), --info without the driver's name and version,
+# a 30-frame capture of the first format the camera can stream, and the
+# v4l2-compliance totals (without streaming). One line per camera goes to
+# REPORT (tab separated, see scripts/cameras), the differences to REPORT_DIR.
+# Usage (in the guest): cameras.sh BUILD_DIR CORPUS_DIR REPORT_DIR NAME...
+#   NAME: a corpus file name without .cfg.bin (046d_0825_webcam_c270)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+CORPUS=${2:?corpus dir}
+OUT=${3:?report dir}
+shift 3
+[ $# -gt 0 ] || fail "no camera named"
+SHOW_LOGS=failure
+load_modules vhci-hcd uvcvideo cuse
+mkdir -p "$OUT"
+REPORT=$OUT/report.tsv
+: >"$REPORT"
+
+# views NODE PREFIX: what an app sees, in files PREFIX.*, with the
+# differences that are uvcuse's by design taken out, each under its name
+# (the NAMED DIFFERENCES below); PREFIX.named lists the ones that applied.
+views() {
+	local node=$1 p=$2
+	v4l2-ctl -d "$node" --list-formats-ext >"$p.formats" 2>&1 || true
+	v4l2-ctl -d "$node" --list-ctrls-menus >"$p.ctrls" 2>&1 || true
+	v4l2-ctl -d "$node" --info >"$p.info.raw" 2>&1 || true
+	v4l2-compliance -d "$node" >"$p.compliance" 2>&1 || true
+	: >"$p.named"
+	# NAMED DIFFERENCES
+	# driver-identity: the driver's name and version are not the camera's.
+	# read-write: uvcuse serves read() (V4L2_CAP_READWRITE); uvcvideo does not.
+	# no-metadata-node: uvcvideo adds a metadata capture node (UVC payload
+	#   headers, V4L2_CAP_META_CAPTURE in the capabilities); uvcuse has none.
+	# no-media-controller: uvcvideo registers a media device (Media Driver
+	#   Info, Interface and Entity Info, v4l2-compliance's MC test); a CUSE
+	#   node cannot.
+	# log-status: uvcuse answers VIDIOC_LOG_STATUS with its counters.
+	# no-expbuf: no DMABUF export through CUSE (VIDIOC_EXPBUF ENOTTY).
+	sed -E -e '/Driver (name|version)/d' -e '/^\s*(Capabilities|Device Caps)\s*:/d' \
+		-e '/^\s*(Read\/Write|Metadata Capture)$/d' -e '/^Media Driver Info:/,$d' \
+		"$p.info.raw" >"$p.info"
+	grep -qE 'Read/Write' "$p.info.raw" && echo read-write >>"$p.named"
+	grep -qE 'Metadata Capture' "$p.info.raw" && echo no-metadata-node >>"$p.named"
+	grep -qE '^Media Driver Info:' "$p.info.raw" && echo no-media-controller >>"$p.named"
+	# the compliance tests' verdicts, with the driver-specific ones named
+	tr '\r' '\n' <"$p.compliance" | grep -E '^\s*test .*: (OK|FAIL)' |
+		sed -E -e 's/\/dev\/video[0-9]+/NODE/' -e '/test MC information/d' \
+			-e '/test VIDIOC_LOG_STATUS/d' -e '/test VIDIOC_EXPBUF/d' >"$p.verdicts" || true
+	grep -qE 'test VIDIOC_LOG_STATUS: OK$' "$p.compliance" && echo log-status >>"$p.named"
+	grep -qE 'test VIDIOC_EXPBUF: OK \(Not Supported\)' "$p.compliance" && echo no-expbuf >>"$p.named"
+	grep -E '^Total for' "$p.compliance" | sed -E 's/^Total for [^:]*: //' >"$p.totals" || true
+}
+
+# first_streamable FORMATS_FILE: "FOURCC WxH" of the first format whose first
+# size the vcam draws (raw layouts of the test picture, or MJPEG), or nothing.
+first_streamable() {
+	awk '/^[ \t]*\[[0-9]+\]:/ { gsub(/\047/, "", $2); fcc = $2; first = 1; next }
+	     /Size: Discrete/ && first { print fcc, $3; first = 0 }' "$1" |
+		grep -E '^(YUYV|NV12|MJPG|YU12|YV12|RGB3|BGR3) ' | head -n 1
+}
+
+# capture NODE FOURCC SIZE FILE: 30 frames through MMAP; prints "ok N" or "no"
+capture() {
+	local node=$1 fcc=$2 size=$3 file=$4 check=$fcc
+	[ "$check" = MJPG ] && check=MJPEG
+	if timeout 60 v4l2-ctl -d "$node" --set-fmt-video="width=${size%x*},height=${size#*x},pixelformat=$fcc" \
+		--stream-mmap --stream-count=30 --stream-to="$file" >/dev/null 2>&1 &&
+		"$FRAMECHECK" "$file" --format "$check" --size "$size" --min-frames 30 >"$file.check" 2>&1; then
+		echo ok
+	else
+		echo no
+	fi
+}
+
+n_cam=0
+for name in "$@"; do
+	n_cam=$((n_cam + 1))
+	serial=CAM$n_cam
+	dir=$OUT/$name
+	mkdir -p "$dir"
+	step "$name"
+	bin=$CORPUS/bin/$name.cfg.bin
+	lsusb_txt=$CORPUS/lsusb/$name.lsusb.txt
+	args=(--descriptors "$bin")
+	[ -f "$lsusb_txt" ] && args+=(--lsusb "$lsusb_txt")
+	if ! "$VCAM" --descriptors "$bin" --describe >/dev/null 2>"$dir/vcam-describe.log"; then
+		why=$(grep -m1 'cannot impersonate' "$dir/vcam-describe.log" | sed 's/.*impersonate: //')
+		printf '%s\tno-parse\t-\t-\t-\t-\t-\t%s\n' "$name" "$why" >>"$REPORT"
+		echo "not impersonated: $why"
+		continue
+	fi
+	vcam_start "$serial" "${args[@]}"
+	cp "$WORK/vcam-$serial.log" "$dir/vcam-start.log" 2>/dev/null || true
+	knode=
+	for ((i = 0; i < 150; i++)); do
+		for dev in /sys/class/video4linux/video*; do
+			[ -e "$dev/index" ] && [ "$(cat "$dev/index")" = 0 ] || continue
+			[ "$(cat "$(readlink -f "$dev/device/..")/serial" 2>/dev/null)" = "$serial" ] || continue
+			knode=/dev/$(basename "$dev")
+		done
+		[ -n "$knode" ] && break
+		sleep 0.1
+	done
+	if [ -z "$knode" ]; then
+		dmesg | tail -n 20 >"$dir/dmesg.log"
+		printf '%s\tparse\tno-kernel-node\t-\t-\t-\t-\tuvcvideo made no node (dmesg.log)\n' "$name" >>"$REPORT"
+		echo "uvcvideo made no node"
+		vcam_stop_last
+		cp "$WORK/vcam-$serial.log" "$dir/vcam.log"
+		continue
+	fi
+	views "$knode" "$dir/kernel"
+	read -r fcc size <<<"$(first_streamable "$dir/kernel.formats")" || true
+	kcap=-
+	[ -n "${fcc:-}" ] && kcap=$(capture "$knode" "$fcc" "$size" "$WORK/k.raw")
+
+	ucap=-
+	if "$UVCUSE" --serial "$serial" --name video10 --foreground --no-convert \
+		2>"$dir/uvcuse.log" & UVCUSE_PID=$!
+		for ((i = 0; i < 100; i++)); do [ -c /dev/video10 ] && break; kill -0 "$UVCUSE_PID" 2>/dev/null || break; sleep 0.1; done
+		[ -c /dev/video10 ]; then
+		views /dev/video10 "$dir/uvcuse"
+		[ -n "${fcc:-}" ] && ucap=$(capture /dev/video10 "$fcc" "$size" "$WORK/u.raw")
+		kill -TERM "$UVCUSE_PID"
+		wait "$UVCUSE_PID" || true
+	else
+		wait "$UVCUSE_PID" || true
+		: >"$dir/uvcuse.formats"
+	fi
+	UVCUSE_PID=
+	same() { diff -u "$dir/kernel.$1" "$dir/uvcuse.$1" >"$dir/$1.diff" && echo same || echo differ; }
+	formats=$(same formats)
+	ctrls=$(same ctrls)
+	info=$(same info)
+	verdicts=$(same verdicts)
+	named=$(sort -u "$dir/kernel.named" "$dir/uvcuse.named" | paste -sd, -)
+	printf '%s\tparse\t%s\t%s\t%s\tkernel:%s uvcuse:%s %s\t%s\t%s\n' "$name" "$formats" "$ctrls" "$info" \
+		"$kcap" "$ucap" "${fcc:-none} ${size:-}" "$verdicts" \
+		"kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals"); named: $named" >>"$REPORT"
+	echo "formats $formats, controls $ctrls, info $info, capture kernel:$kcap uvcuse:$ucap (${fcc:-none} ${size:-}), compliance verdicts $verdicts"
+	echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals"); named: $named"
+	vcam_stop_last
+	cp "$WORK/vcam-$serial.log" "$dir/vcam.log"
+	unset fcc size
+done
+echo
+echo "cameras: $n_cam compared, report in $REPORT"
