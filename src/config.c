@@ -12,12 +12,14 @@
 #include <strings.h>
 
 #include "log.h"
+#include "uvc/quirks.h"
 
 static void values_init(struct config_values *v)
 {
 	v->name[0] = '\0';
 	v->ignore = v->log_level = v->convert = v->exclusive = v->linger = -1;
 	v->convert_threads = -1;
+	v->has_quirks = -1;
 }
 
 void config_init(struct config *cfg, config_warn_cb warn, void *warn_data)
@@ -221,6 +223,11 @@ static int on_key(void *user, const char *section, const char *key, const char *
 	} else if (!strcmp(key, "linger")) {
 		if ((v->linger = parse_int(value, 0, 86400)) < 0)
 			return fail(st, "linger wants seconds from 0 to 86400, not '%s'", value, NULL);
+	} else if (!strcmp(key, "quirks")) {
+		if (uvc_quirks_parse(value, &v->quirks) < 0)
+			return fail(st, "quirks wants quirk names (probe_minmax,fix_bandwidth...), "
+					"none or a number, not '%s'", value, NULL);
+		v->has_quirks = 1;
 	} else if (!strcmp(key, "convert-threads")) {
 		if ((v->convert_threads = parse_int(value, 1, 64)) < 0)
 			return fail(st, "convert-threads wants 1 to 64, not '%s'", value, NULL);
@@ -301,6 +308,10 @@ static void apply(struct config_values *out, const struct config_values *v)
 		out->linger = v->linger;
 	if (v->convert_threads >= 0)
 		out->convert_threads = v->convert_threads;
+	if (v->has_quirks > 0) {
+		out->has_quirks = 1;
+		out->quirks = v->quirks;
+	}
 }
 
 static int matches(const struct config_match *m, const struct config_camera *cam)

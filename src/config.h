@@ -19,6 +19,9 @@
  *   linger = SECONDS    how long the node outlives an unplugged camera with
  *                       no file open (--linger), 0..86400 (0:
  *                       --exit-on-unplug)
+ *   quirks = LIST       uvcvideo's quirks for the camera, replacing what its
+ *                       device table gives (uvc/quirks.h names, comma
+ *                       separated, "none", or a number as quirks= takes it)
  * Booleans: yes/no, on/off, true/false, 1/0. */
 #ifndef UVCUSE_CONFIG_H
 #define UVCUSE_CONFIG_H
@@ -33,6 +36,8 @@
 struct config_values {
 	char name[41];
 	int ignore, log_level, convert, exclusive, linger, convert_threads;
+	int has_quirks;  /* quirks set (0 or 1; -1 in a fresh struct too) */
+	uint32_t quirks; /* uvcvideo's quirk bits, replacing its device table's */
 };
 
 /* Which cameras a [camera ...] section applies to; unset fields match all. */

@@ -28,6 +28,7 @@
 #include "uvc/payload.h"
 #include "uvc/status.h"
 #include "v4l2/node.h"
+#include "uvc/quirks.h"
 
 void device_changed(struct device *dev)
 {
@@ -1161,6 +1162,16 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		return res;
 	}
 	const struct usb_camera_id *id = usb_camera_id(dev->cam);
+	const char *quirk_entry;
+	uint32_t quirks = usb_camera_apply_quirks(dev->cam, cfg->has_quirks ? &cfg->quirks : NULL,
+						  &quirk_entry);
+	if (quirks || quirk_entry || cfg->has_quirks) {
+		char names[256];
+		uvc_quirks_format(quirks, names, sizeof(names));
+		log_info("quirks: %s (%s%s)", names,
+			 cfg->has_quirks ? "set by the configuration" : "uvcvideo's device table: ",
+			 cfg->has_quirks ? "" : quirk_entry ? quirk_entry : "no entry");
+	}
 	struct node_identity ident = { .version = running_kernel_version() };
 	/* cut to the V4L2 fields' size, as the kernel's strscpy does */
 	if (id->product[0])

@@ -30,6 +30,10 @@ struct device_config {
 	 * node outlives an unplugged camera (linger). */
 	bool exclusive;
 	unsigned linger;
+	/* uvcvideo's quirks for this camera instead of its device table's
+	 * (--quirks, the config's quirks =) */
+	bool has_quirks;
+	uint32_t quirks;
 	device_change_cb on_change; /* may be NULL */
 	void *change_data;
 };

@@ -25,6 +25,7 @@
 #include "settings.h"
 #include "usb/usb.h"
 #include "v4l2/formats.h"
+#include "uvc/quirks.h"
 
 #ifndef UVCUSE_VERSION
 #define UVCUSE_VERSION "unknown"
@@ -38,7 +39,7 @@
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER, OPT_STATUS, OPT_UDEV,
        OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT, OPT_CONVERT_THREADS,
-       OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE };
+       OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE, OPT_QUIRKS };
 
 static void usage(FILE *out)
 {
@@ -83,6 +84,10 @@ static void usage(FILE *out)
 		"                           node goes after S seconds with no file open\n"
 		"                           (default 30)\n"
 		"      --exit-on-unplug     the node goes at once, as uvcvideo's (--linger 0)\n"
+		"Camera:\n"
+		"      --quirks LIST        uvcvideo's quirks for the camera instead of what its\n"
+		"                           device table says: names (probe_minmax,fix_bandwidth,\n"
+		"                           ...), none, or a number as uvcvideo's quirks=\n"
 		"Remembered controls (values apps set, saved per camera and set again when\n"
 		"the camera is opened):\n"
 		"      --state-dir DIR      where they are kept (default: $STATE_DIRECTORY,\n"
@@ -343,6 +348,7 @@ int main(int argc, char **argv)
 		{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },
 		{ "convert-threads", required_argument, NULL, OPT_CONVERT_THREADS },
 		{ "linger", required_argument, NULL, OPT_LINGER },
+		{ "quirks", required_argument, NULL, OPT_QUIRKS },
 		{ "exit-on-unplug", no_argument, NULL, OPT_EXIT_ON_UNPLUG },
 		{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 		{ "help", no_argument, NULL, 'h' },
@@ -354,6 +360,8 @@ int main(int argc, char **argv)
 	int cli_convert_threads = -1;
 	long cli_linger = -1;
 	bool cli_exclusive = false;
+	bool cli_has_quirks = false;
+	uint32_t cli_quirks = 0;
 	bool foreground = false, list = false, cli_log_level = false;
 	char name[64] = "";
 	const char *state_dir = NULL, *config_file = NULL, *config_dir = CONFIG_DIR;
@@ -461,6 +469,14 @@ int main(int argc, char **argv)
 			cli_convert_threads = (int)n;
 			break;
 		}
+		case OPT_QUIRKS:
+			if (uvc_quirks_parse(optarg, &cli_quirks) < 0) {
+				fprintf(stderr, "uvcuse: --quirks wants quirk names, none or a number, "
+						"not '%s'\n", optarg);
+				return 2;
+			}
+			cli_has_quirks = true;
+			break;
 		case OPT_LINGER: {
 			char *end;
 			errno = 0;
@@ -560,6 +576,10 @@ int main(int argc, char **argv)
 		cfg.exclusive = true;
 	else if (values.exclusive >= 0)
 		cfg.exclusive = values.exclusive;
+	if (cli_has_quirks || values.has_quirks > 0) {
+		cfg.has_quirks = true;
+		cfg.quirks = cli_has_quirks ? cli_quirks : values.quirks;
+	}
 	cfg.linger = DEFAULT_LINGER_S;
 	if (cli_linger >= 0)
 		cfg.linger = (unsigned)cli_linger;

@@ -16,6 +16,7 @@
 
 #include "log.h"
 #include "usb/internal.h"
+#include "uvc/quirks.h"
 
 #define SYSFS_USB "/sys/bus/usb/devices"
 #define MAX_CONFIG_LEN 65535
@@ -103,6 +104,7 @@ static int build_id(libusb_device *dev, struct usb_camera_id *id)
 	id->vid = dd.idVendor;
 	id->pid = dd.idProduct;
 	id->bcd_usb = dd.bcdUSB;
+	id->bcd_device = dd.bcdDevice;
 	id->bus = libusb_get_bus_number(dev);
 	id->address = libusb_get_device_address(dev);
 	id->speed = libusb_get_device_speed(dev);
@@ -678,6 +680,29 @@ out:
 const struct usb_camera_id *usb_camera_id(const struct usb_camera *cam)
 {
 	return &cam->id;
+}
+
+uint32_t usb_camera_apply_quirks(struct usb_camera *cam, const uint32_t *override,
+				 const char **entry)
+{
+	/* the VideoControl interface as the USB core offers it to uvcvideo */
+	uint8_t cls = 0x0e, sub = 1, proto = 0;
+	const uint8_t *d = cam->config;
+	for (size_t pos = 0; pos + 9 <= cam->config_len && d[pos] >= 2; pos += d[pos])
+		if (d[pos + 1] == LIBUSB_DT_INTERFACE && d[pos] >= 9 &&
+		    d[pos + 2] == cam->model->control_interface && d[pos + 3] == 0) {
+			cls = d[pos + 5];
+			sub = d[pos + 6];
+			proto = d[pos + 7];
+			break;
+		}
+	const struct uvc_quirk_entry *e =
+		uvc_quirks_match(cam->id.vid, cam->id.pid, cam->id.bcd_device, cls, sub, proto);
+	uint32_t quirks = override ? *override : e ? e->quirks : 0;
+	*entry = e && e->vid ? e->name : NULL;
+	if (uvc_quirks_apply(cam->model, e, quirks) < 0)
+		log_warn("%s: out of memory applying the quirks", cam->id.port_path);
+	return quirks;
 }
 
 const struct uvc_camera *usb_camera_model(const struct usb_camera *cam)

@@ -28,7 +28,7 @@ struct usb_camera_id {
 	char serial[128], product[128], manufacturer[128];
 	/* the video function's iFunction (or VideoControl iInterface) string */
 	char function[128];
-	uint16_t bcd_usb;
+	uint16_t bcd_usb, bcd_device;
 	int speed;              /* LIBUSB_SPEED_* */
 	uint8_t control_interface; /* the VideoControl interface */
 };
@@ -108,6 +108,13 @@ int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen);
 typedef void (*usb_hotplug_cb)(void *data);
 int usb_ctx_watch(struct usb_ctx *ctx, uint16_t vid, uint16_t pid, usb_hotplug_cb on_arrival,
 		  usb_hotplug_cb on_left, void *data);
+/* uvcvideo's quirks for the camera (uvc/quirks.h): its device table's entry
+ * for the VideoControl interface, or *override when not NULL (a config's
+ * quirks=, replacing the table's as the module parameter does), applied to
+ * the model. Returns the quirks; *entry gets the table entry's name or NULL. */
+uint32_t usb_camera_apply_quirks(struct usb_camera *cam, const uint32_t *override,
+				 const char **entry);
+
 /* The callbacks of usb_ctx_watch() run no more. */
 void usb_ctx_unwatch(struct usb_ctx *ctx);
 

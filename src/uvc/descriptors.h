@@ -93,6 +93,7 @@ struct uvc_alt {
 };
 
 struct uvc_streaming {
+	uint32_t quirks;               /* the camera's (uvc/quirks.h), for the negotiation */
 	uint8_t interface;
 	uint8_t endpoint;              /* 0 when none was found */
 	enum uvc_transfer transfer;
@@ -106,7 +107,14 @@ struct uvc_streaming {
 	struct uvc_format *formats;
 };
 
+struct uvc_ctrl_mapping;
+
 struct uvc_camera {
+	/* uvcvideo's quirks for this camera (uvc/quirks.h: uvc_quirks_apply()),
+	 * and the mapping its device table gives one control instead of the
+	 * standard ones (NULL: none) */
+	uint32_t quirks;
+	const struct uvc_ctrl_mapping *custom_mapping;
 	uint16_t bcd_uvc;
 	uint32_t clock_frequency;
 	uint8_t control_interface;

@@ -7,6 +7,8 @@
 
 #include <linux/usb/video.h>
 
+#include "uvc/quirks.h"
+
 const char *uvc_query_name(uint8_t query)
 {
 	switch (query) {
@@ -61,6 +63,21 @@ unsigned uvc_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
 		p->max_payload_transfer_size &= 0xffffu;
 		fixed |= UVC_FIXUP_PAYLOAD_SIGN;
 	}
+	/* FIX_BANDWIDTH: cameras that ask for their largest alternate setting
+	 * whatever the format; uvcvideo estimates uncompressed streams itself,
+	 * at (micro)frame rate (high speed and faster, as every vhci and
+	 * modern port), plus a 12-byte header, and never below 1024 bytes. */
+	if ((vs->quirks & UVC_QUIRK_FIX_BANDWIDTH) && fr && vs->n_alts > 1 &&
+	    fmt->kind == UVC_FORMAT_UNCOMPRESSED) {
+		uint32_t interval = p->interval > 100000 ? p->interval
+				    : fr->n_intervals     ? fr->intervals[0]
+							  : fr->range.min;
+		uint64_t bw = (uint64_t)fr->width * fr->height / 8 * fmt->bpp;
+		bw *= 10000000u / (interval ? interval : 1) + 1;
+		bw = bw / 1000 / 8 + 12;
+		p->max_payload_transfer_size = bw < 1024 ? 1024 : (uint32_t)bw;
+		fixed |= UVC_FIXUP_BANDWIDTH;
+	}
 	if (vs->transfer == UVC_TRANSFER_ISOCHRONOUS && vs->n_alts) {
 		uint32_t m = max_alt_bytes(vs);
 		if (p->max_payload_transfer_size == 0 || p->max_payload_transfer_size > m) {
@@ -74,9 +91,10 @@ unsigned uvc_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
 int uvc_probe_read(const struct uvc_streaming *vs, uint16_t bcd_uvc, uvc_vs_request_fn req,
 		   void *ctx, uint8_t query, struct uvc_probe *p, struct uvc_probe_notes *notes)
 {
-	(void)vs;
 	size_t size = uvc_probe_size(bcd_uvc);
 	uint8_t buf[48] = { 0 };
+	if (query == UVC_GET_DEF && (vs->quirks & UVC_QUIRK_PROBE_DEF))
+		return -EIO; /* the camera is known to fail it: not asked */
 	int r = req(ctx, query, UVC_VS_PROBE_CONTROL, buf, (uint16_t)size);
 	if (r < 0)
 		return r;
@@ -160,7 +178,9 @@ int uvc_probe_negotiate(const struct uvc_streaming *vs, uint16_t bcd_uvc, uvc_vs
 	 * for more bandwidth than the endpoint has (first-generation Logitech
 	 * cameras, uvcvideo). Cameras that refuse GET_MIN/MAX (uvcvideo's
 	 * PROBE_MINMAX quirk) are taken as they answer. */
-	int rmin = uvc_probe_read(vs, bcd_uvc, req, ctx, UVC_GET_MIN, &min, notes);
+	bool ask_minmax = !(vs->quirks & UVC_QUIRK_PROBE_MINMAX);
+	int rmin = ask_minmax ? uvc_probe_read(vs, bcd_uvc, req, ctx, UVC_GET_MIN, &min, notes)
+			      : -EIO;
 	if (rmin == -EINPROGRESS || rmin == -ENODEV)
 		return rmin;
 	int rmax = rmin ? rmin : uvc_probe_read(vs, bcd_uvc, req, ctx, UVC_GET_MAX, &max, notes);
@@ -182,7 +202,13 @@ int uvc_probe_negotiate(const struct uvc_streaming *vs, uint16_t bcd_uvc, uvc_vs
 		uint32_t bw = probe.max_payload_transfer_size;
 		if ((bw & 0xffff0000u) == 0xffff0000u)
 			bw &= 0xffffu;
-		if (bw <= maxpsize || !minmax)
+		if (bw <= maxpsize || vs->n_alts <= 1)
+			break;
+		/* a camera whose range is not asked cannot be lowered: uvcvideo
+		 * refuses the format */
+		if (!ask_minmax)
+			return -ENOSPC;
+		if (!minmax)
 			break;
 		notes->asked_bandwidth = bw;
 		notes->endpoint_bandwidth = maxpsize;
@@ -230,7 +256,7 @@ void uvc_probe_notes_describe(const struct uvc_probe_notes *notes, const struct 
 			 got->max_video_frame_size);
 		line(ctx, text);
 	}
-	if (notes->fixed & (UVC_FIXUP_PAYLOAD_SIGN | UVC_FIXUP_PAYLOAD_ISO)) {
+	if (notes->fixed & (UVC_FIXUP_PAYLOAD_SIGN | UVC_FIXUP_PAYLOAD_ISO | UVC_FIXUP_BANDWIDTH)) {
 		snprintf(text, sizeof(text), "probe: dwMaxPayloadTransferSize repaired to %u",
 			 got->max_payload_transfer_size);
 		line(ctx, text);

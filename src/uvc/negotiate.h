@@ -32,6 +32,7 @@ typedef int (*uvc_vs_request_fn)(void *ctx, uint8_t query, uint8_t selector, uin
 #define UVC_FIXUP_FRAME_SIZE   (1u << 0)
 #define UVC_FIXUP_PAYLOAD_SIGN (1u << 1)
 #define UVC_FIXUP_PAYLOAD_ISO  (1u << 2)
+#define UVC_FIXUP_BANDWIDTH    (1u << 3) /* the FIX_BANDWIDTH quirk's estimate */
 unsigned uvc_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p);
 
 /* What a negotiation met, for the caller's log. */

@@ -137,10 +137,16 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 			u->bit = (uint8_t)bit;
 			u->size = info->size;
 			u->flags = info->flags;
-			for (unsigned m = 0; m < uvc_ctrl_n_mappings; m++) {
-				const struct uvc_ctrl_mapping *map = &uvc_ctrl_mappings[m];
+			/* a device table's mapping for this control replaces the
+			 * standard ones (uvcvideo's uvc_device_info.mappings) */
+			const struct uvc_ctrl_mapping *custom = cam->custom_mapping;
+			bool custom_here = custom && custom->unit == info->unit &&
+					   custom->selector == info->selector;
+			for (unsigned m = 0; m < (custom_here ? 1 : uvc_ctrl_n_mappings); m++) {
+				const struct uvc_ctrl_mapping *map =
+					custom_here ? custom : &uvc_ctrl_mappings[m];
 
-				if (!uvc_ctrl_mapping_applies(map, info, c->bcd_uvc))
+				if (!custom_here && !uvc_ctrl_mapping_applies(map, info, c->bcd_uvc))
 					continue;
 				if (c->n_maps == CTRLS_MAX_MAPS)
 					return -E2BIG;

@@ -63,11 +63,12 @@ first_streamable() {
 		grep -E '^(YUYV|NV12|MJPG|YU12|YV12|RGB3|BGR3) ' | head -n 1
 }
 
-# capture NODE FOURCC SIZE FILE: 30 frames through MMAP; prints "ok N" or "no"
+# capture NODE FOURCC SIZE FILE [WRAPPER]: 30 frames through MMAP (uvcuse's
+# node through the preload library, WRAPPER uvcuse-run); prints ok or no
 capture() {
 	local node=$1 fcc=$2 size=$3 file=$4 check=$fcc
 	[ "$check" = MJPG ] && check=MJPEG
-	if timeout 60 v4l2-ctl -d "$node" --set-fmt-video="width=${size%x*},height=${size#*x},pixelformat=$fcc" \
+	if timeout 60 ${5:+"$5"} v4l2-ctl -d "$node" --set-fmt-video="width=${size%x*},height=${size#*x},pixelformat=$fcc" \
 		--stream-mmap --stream-count=30 --stream-to="$file" >/dev/null 2>&1 &&
 		"$FRAMECHECK" "$file" --format "$check" --size "$size" --min-frames 30 >"$file.check" 2>&1; then
 		echo ok
@@ -124,7 +125,7 @@ for name in "$@"; do
 		for ((i = 0; i < 100; i++)); do [ -c /dev/video10 ] && break; kill -0 "$UVCUSE_PID" 2>/dev/null || break; sleep 0.1; done
 		[ -c /dev/video10 ]; then
 		views /dev/video10 "$dir/uvcuse"
-		[ -n "${fcc:-}" ] && ucap=$(capture /dev/video10 "$fcc" "$size" "$WORK/u.raw")
+		[ -n "${fcc:-}" ] && ucap=$(capture /dev/video10 "$fcc" "$size" "$WORK/u.raw" "$UVCUSE_RUN")
 		kill -TERM "$UVCUSE_PID"
 		wait "$UVCUSE_PID" || true
 	else
@@ -145,6 +146,10 @@ for name in "$@"; do
 	echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals"); named: $named"
 	vcam_stop_last
 	cp "$WORK/vcam-$serial.log" "$dir/vcam.log"
+	for who in k u; do
+		[ ! -e "$WORK/$who.raw.check" ] || mv "$WORK/$who.raw.check" "$dir/$who-capture.check"
+		rm -f "$WORK/$who.raw"
+	done
 	unset fcc size
 done
 echo

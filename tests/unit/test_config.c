@@ -69,6 +69,7 @@ START_TEST(good_file)
 				      "[camera serial=ABC]\n"
 				      "name = video20\n"
 				      "exclusive = yes\n"
+				      "quirks = probe_minmax, fix_bandwidth\n"
 				      "; a comment\n"
 				      "[camera id=1d6b:0102]\n"
 				      "ignore = on\n");
@@ -89,11 +90,14 @@ START_TEST(good_file)
 	ck_assert_int_eq(v.convert_threads, 3);
 	ck_assert_int_eq(v.exclusive, 1);
 	ck_assert_int_eq(v.ignore, -1);
+	ck_assert_int_eq(v.has_quirks, 1);
+	ck_assert_uint_eq(v.quirks, 0x82); /* uvcvideo's bits: PROBE_MINMAX | FIX_BANDWIDTH */
 
 	config_resolve(&cfg, &cam_other, &v);
 	ck_assert_str_eq(v.name, "");
 	ck_assert_int_eq(v.ignore, 1);
 	ck_assert_int_eq(v.exclusive, -1);
+	ck_assert_int_le(v.has_quirks, 0);
 	config_free(&cfg);
 }
 END_TEST
@@ -148,6 +152,7 @@ START_TEST(bad_values_name_their_line)
 	expect_refused("[uvcuse]\n# c\n\nlog-level = loud\n", 4, "log-level wants");
 	expect_refused("[camera serial=A]\nlinger = -1\n", 2, "linger wants seconds");
 	expect_refused("[uvcuse]\nconvert-threads = 0\n", 2, "convert-threads wants 1 to 64");
+	expect_refused("[uvcuse]\nquirks = probe_minmax,no_such\n", 2, "quirks wants quirk names");
 	expect_refused("[uvcuse]\nconvert-threads = 65\n", 2, "convert-threads wants 1 to 64");
 	expect_refused("[camera serial=A]\nlinger = 10s\n", 2, "linger wants seconds");
 	expect_refused("[camera serial=A]\nname = camera\n", 2, "name wants videoN");

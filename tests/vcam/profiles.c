@@ -3,22 +3,27 @@
 
 #include <string.h>
 
-#define RATES_30_15_5 3, { VCAM_FPS(30), VCAM_FPS(15), VCAM_FPS(5) }
-#define RATES_30_15 2, { VCAM_FPS(30), VCAM_FPS(15) }
-#define RATES_60_30 2, { VCAM_FPS(60), VCAM_FPS(30) }
+/* Designated initializers: the fields only impersonated cameras use stay 0. */
+#define FRAME(w, h, rates) { .width = (w), .height = (h), rates }
+#define ALT(packet, n, m) { .max_packet = (packet), .transactions = (n), .mult = (m) }
+#define FORMAT(px, n, ...) { .pixel = (px), .n_frames = (n), .frames = __VA_ARGS__ }
+
+#define RATES_30_15_5 .n_intervals = 3, .intervals = { VCAM_FPS(30), VCAM_FPS(15), VCAM_FPS(5) }
+#define RATES_30_15 .n_intervals = 2, .intervals = { VCAM_FPS(30), VCAM_FPS(15) }
+#define RATES_60_30 .n_intervals = 2, .intervals = { VCAM_FPS(60), VCAM_FPS(30) }
 
 /* A USB 2.0 isochronous camera's alternate settings, as webcams ship
  * them: growing packet sizes up to 3 x 1024 bytes per microframe. */
 #define HS_ISO_ALTS                                                        \
 	.n_alts = 6,                                                       \
-	.alts = { { 192, 1, 1 }, { 384, 1, 1 }, { 800, 1, 1 }, { 1024, 1, 1 }, \
-		  { 1024, 2, 1 }, { 1024, 3, 1 } }
+	.alts = { ALT(192, 1, 1), ALT(384, 1, 1), ALT(800, 1, 1), ALT(1024, 1, 1), \
+		  ALT(1024, 2, 1), ALT(1024, 3, 1) }
 
 #define YUYV_DEFAULT                                                       \
-	{ VCAM_PIXEL_YUYV, 2, { { 640, 480, RATES_30_15_5 }, { 1280, 720, RATES_30_15_5 } } }
+	FORMAT(VCAM_PIXEL_YUYV, 2, { FRAME(640, 480, RATES_30_15_5), FRAME(1280, 720, RATES_30_15_5) })
 #define MJPEG_DEFAULT                                                      \
-	{ VCAM_PIXEL_MJPEG, 3, { { 640, 480, RATES_30_15 }, { 1280, 720, RATES_30_15 }, \
-				 { 1920, 1080, RATES_30_15 } } }
+	FORMAT(VCAM_PIXEL_MJPEG, 3, { FRAME(640, 480, RATES_30_15), FRAME(1280, 720, RATES_30_15), \
+				 FRAME(1920, 1080, RATES_30_15) })
 
 const struct vcam_profile vcam_profiles[] = {
 	{
@@ -49,8 +54,8 @@ const struct vcam_profile vcam_profiles[] = {
 		HS_ISO_ALTS,
 		.n_formats = 2,
 		.formats = {
-			{ VCAM_PIXEL_NV12, 2, { { 640, 480, RATES_30_15_5 }, { 1280, 720, RATES_30_15 } } },
-			{ VCAM_PIXEL_MJPEG, 2, { { 640, 480, RATES_30_15 }, { 1280, 720, RATES_30_15 } } },
+			FORMAT(VCAM_PIXEL_NV12, 2, { FRAME(640, 480, RATES_30_15_5), FRAME(1280, 720, RATES_30_15) }),
+			FORMAT(VCAM_PIXEL_MJPEG, 2, { FRAME(640, 480, RATES_30_15), FRAME(1280, 720, RATES_30_15) }),
 		},
 	},
 	{
@@ -62,9 +67,9 @@ const struct vcam_profile vcam_profiles[] = {
 		HS_ISO_ALTS,
 		.n_formats = 3,
 		.formats = {
-			{ VCAM_PIXEL_H264, 2, { { 1280, 720, RATES_30_15 }, { 1920, 1080, RATES_30_15 } } },
-			{ VCAM_PIXEL_MJPEG, 1, { { 640, 480, RATES_30_15 } } },
-			{ VCAM_PIXEL_YUYV, 1, { { 640, 480, RATES_30_15_5 } } },
+			FORMAT(VCAM_PIXEL_H264, 2, { FRAME(1280, 720, RATES_30_15), FRAME(1920, 1080, RATES_30_15) }),
+			FORMAT(VCAM_PIXEL_MJPEG, 1, { FRAME(640, 480, RATES_30_15) }),
+			FORMAT(VCAM_PIXEL_YUYV, 1, { FRAME(640, 480, RATES_30_15_5) }),
 		},
 	},
 	{
@@ -75,13 +80,13 @@ const struct vcam_profile vcam_profiles[] = {
 		.transfer = VCAM_ISOCHRONOUS,
 		/* SuperSpeed: 1024-byte packets, bursts of up to 16, Mult up to 3. */
 		.n_alts = 5,
-		.alts = { { 1024, 1, 1 }, { 1024, 4, 1 }, { 1024, 8, 1 }, { 1024, 16, 1 },
-			  { 1024, 16, 3 } },
+		.alts = { ALT(1024, 1, 1), ALT(1024, 4, 1), ALT(1024, 8, 1), ALT(1024, 16, 1),
+			  ALT(1024, 16, 3) },
 		.n_formats = 2,
 		.formats = {
-			{ VCAM_PIXEL_YUYV, 3, { { 640, 480, RATES_30_15_5 }, { 1280, 720, RATES_30_15_5 },
-						{ 1920, 1080, RATES_30_15_5 } } },
-			{ VCAM_PIXEL_MJPEG, 2, { { 1280, 720, RATES_60_30 }, { 1920, 1080, RATES_60_30 } } },
+			FORMAT(VCAM_PIXEL_YUYV, 3, { FRAME(640, 480, RATES_30_15_5), FRAME(1280, 720, RATES_30_15_5),
+						FRAME(1920, 1080, RATES_30_15_5) }),
+			FORMAT(VCAM_PIXEL_MJPEG, 2, { FRAME(1280, 720, RATES_60_30), FRAME(1920, 1080, RATES_60_30) }),
 		},
 	},
 };
