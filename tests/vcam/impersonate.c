@@ -340,25 +340,28 @@ static int stream_profile(struct vcam_impersonation *imp, const struct uvc_strea
 			    "with an endpoint", s->interface);
 	for (unsigned i = 0; i < s->n_formats; i++) {
 		const struct uvc_format *f = &s->formats[i];
-		if (f->index != p->n_formats + 1 || p->n_formats == VCAM_MAX_FORMATS) {
-			say(log, opaque, "format %u not served (indices 1..n in order, at most %u)",
-			    f->index, VCAM_MAX_FORMATS);
+		if (p->n_formats == VCAM_MAX_FORMATS) {
+			say(log, opaque, "format %u not served (at most %u)", f->index,
+			    VCAM_MAX_FORMATS);
 			continue;
 		}
 		struct vcam_format *v = &p->formats[p->n_formats++];
 		v->pixel = pixel_of(f);
+		v->index = f->index;
 		v->default_frame = f->default_frame;
 		if (vcam_pixel_opaque_bits(v->pixel))
 			say(log, opaque, "format %u (%.4s): frames of %u bits per pixel, grey, unstamped",
 			    f->index, f->fourcc ? (const char *)&f->fourcc : "????",
 			    vcam_pixel_opaque_bits(v->pixel));
 		for (unsigned k = 0; k < f->n_frames; k++) {
-			if (f->frames[k].index != v->n_frames + 1 || v->n_frames == VCAM_MAX_FRAMES) {
-				say(log, opaque, "format %u frame %u not served (indices 1..n in order, "
-						 "at most %u)", f->index, f->frames[k].index, VCAM_MAX_FRAMES);
+			if (v->n_frames == VCAM_MAX_FRAMES) {
+				say(log, opaque, "format %u frame %u not served (at most %u)", f->index,
+				    f->frames[k].index, VCAM_MAX_FRAMES);
 				continue;
 			}
-			make_frame(&f->frames[k], &v->frames[v->n_frames++], log, opaque, f->index);
+			struct vcam_frame_size *fs = &v->frames[v->n_frames++];
+			make_frame(&f->frames[k], fs, log, opaque, f->index);
+			fs->index = f->frames[k].index;
 		}
 		if (!v->n_frames) {
 			p->n_formats--;

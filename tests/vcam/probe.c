@@ -10,18 +10,24 @@
 const struct vcam_format *vcam_probe_format(const struct vcam_profile *prof,
 					    const struct uvc_probe *p)
 {
-	if (p->format_index < 1 || p->format_index > prof->n_formats)
-		return NULL;
-	return &prof->formats[p->format_index - 1];
+	for (unsigned i = 0; i < prof->n_formats; i++) {
+		const struct vcam_format *f = &prof->formats[i];
+		if ((f->index ? f->index : i + 1) == p->format_index)
+			return f;
+	}
+	return NULL;
 }
 
 const struct vcam_frame_size *vcam_probe_frame(const struct vcam_profile *prof,
 					       const struct uvc_probe *p)
 {
 	const struct vcam_format *fmt = vcam_probe_format(prof, p);
-	if (!fmt || p->frame_index < 1 || p->frame_index > fmt->n_frames)
-		return NULL;
-	return &fmt->frames[p->frame_index - 1];
+	for (unsigned i = 0; fmt && i < fmt->n_frames; i++) {
+		const struct vcam_frame_size *f = &fmt->frames[i];
+		if ((f->index ? f->index : i + 1) == p->frame_index)
+			return f;
+	}
+	return NULL;
 }
 
 static uint32_t default_interval(const struct vcam_frame_size *f)
@@ -118,10 +124,16 @@ void vcam_probe_default(const struct vcam_profile *prof, struct uvc_probe *out)
 	memset(out, 0, sizeof(*out));
 	out->hint = 1; /* keep the frame interval */
 	const struct vcam_format *fmt = &prof->formats[0];
-	out->format_index = 1;
-	out->frame_index = fmt->default_frame && fmt->default_frame <= fmt->n_frames
-				   ? fmt->default_frame : 1;
-	out->interval = default_interval(&fmt->frames[out->frame_index - 1]);
+	out->format_index = fmt->index ? fmt->index : 1;
+	out->frame_index = fmt->frames[0].index ? fmt->frames[0].index : 1;
+	if (fmt->default_frame)
+		out->frame_index = fmt->default_frame;
+	const struct vcam_frame_size *f = vcam_probe_frame(prof, out);
+	if (!f) { /* a default frame index that names no frame: the first */
+		out->frame_index = fmt->frames[0].index ? fmt->frames[0].index : 1;
+		f = &fmt->frames[0];
+	}
+	out->interval = default_interval(f);
 	out->comp_quality = 5000;
 	fill_camera_fields(prof, out);
 }

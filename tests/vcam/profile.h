@@ -29,13 +29,15 @@ struct vcam_frame_size {
 	 * minimum, intervals[1] the maximum, this the step. */
 	uint32_t interval_step;
 	uint32_t max_frame_bytes;  /* dwMaxVideoFrameBufferSize; 0: computed */
+	uint8_t index;             /* bFrameIndex; 0: its position + 1 */
 };
 
 struct vcam_format {
 	enum vcam_pixel pixel;
 	uint8_t n_frames;
 	struct vcam_frame_size frames[VCAM_MAX_FRAMES];
-	uint8_t default_frame;     /* 1-based bDefaultFrameIndex; 0: the first */
+	uint8_t default_frame;     /* bDefaultFrameIndex; 0: the first frame */
+	uint8_t index;             /* bFormatIndex; 0: its position + 1 */
 };
 
 enum vcam_transfer { VCAM_ISOCHRONOUS, VCAM_BULK };
