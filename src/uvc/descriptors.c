@@ -393,6 +393,11 @@ static int parse_frame(struct parser *ps, const uint8_t *d, unsigned l)
 	} else {
 		fr->max_buffer_size = get32(d + 17);
 		fr->default_interval = get32(d + 21);
+		/* uvcvideo computes it for uncompressed formats: chipsets get the
+		 * field wrong (a 640x512 frame declaring 640x480's bytes, low
+		 * bits zero, 1.1 times the size) */
+		if (f->kind == UVC_FORMAT_UNCOMPRESSED)
+			fr->max_buffer_size = (uint32_t)((uint64_t)f->bpp * fr->width * fr->height / 8);
 	}
 	fr->n_intervals = (uint8_t)type;
 	fr->intervals = intervals;
@@ -440,7 +445,9 @@ static int parse_vs(struct parser *ps, const uint8_t *d, unsigned l)
 	case UVC_VS_INPUT_HEADER:
 		if (l < 13 || l < 13u + (unsigned)d[3] * d[12])
 			return fail(ps, "VS input header: bLength %u too short", l);
-		if (!vs->endpoint)
+		/* the header names the streaming endpoint (uvcvideo streams from
+		 * it only), even when class descriptors follow an endpoint */
+		if (d[6])
 			vs->endpoint = d[6];
 		vs->info = d[7];
 		vs->terminal_link = d[8];
@@ -559,11 +566,11 @@ static int parse_endpoint(struct parser *ps, const uint8_t *d, unsigned l)
 	struct uvc_streaming *vs = ps->vs;
 	if (type != USB_ENDPOINT_XFER_ISOC && type != USB_ENDPOINT_XFER_BULK)
 		return 0;
-	if (vs->endpoint && vs->endpoint != d[2])
-		warn(ps, "VS interface %u: endpoint 0x%02x, header says 0x%02x", vs->interface, d[2],
-		     vs->endpoint);
-	vs->endpoint = d[2];
-	vs->transfer = type == USB_ENDPOINT_XFER_BULK ? UVC_TRANSFER_BULK : UVC_TRANSFER_ISOCHRONOUS;
+	if (!vs->endpoint)
+		vs->endpoint = d[2];
+	if (vs->endpoint == d[2])
+		vs->transfer = type == USB_ENDPOINT_XFER_BULK ? UVC_TRANSFER_BULK
+							     : UVC_TRANSFER_ISOCHRONOUS;
 	for (unsigned i = 0; i < vs->n_alts; i++)
 		if (vs->alts[i].alt == ps->alt)
 			return 0;
@@ -571,6 +578,7 @@ static int parse_endpoint(struct parser *ps, const uint8_t *d, unsigned l)
 	if (!a)
 		return -ENOMEM;
 	a->alt = ps->alt;
+	a->endpoint = d[2];
 	a->max_packet = (uint16_t)mp;
 	if (type == USB_ENDPOINT_XFER_BULK)
 		a->bytes = mp & 0x7ff;
@@ -670,6 +678,18 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 	unsigned formats = 0;
 	for (unsigned s = 0; s < cam->n_streams; s++) {
 		struct uvc_streaming *vs = &cam->streams[s];
+		/* alternate settings whose endpoint is not the header's are not
+		 * the stream's (uvcvideo: uvc_find_endpoint finds nothing) */
+		unsigned alts = 0;
+		for (unsigned a = 0; a < vs->n_alts; a++) {
+			if (vs->alts[a].endpoint == vs->endpoint)
+				vs->alts[alts++] = vs->alts[a];
+			else
+				warn(ps, "VS interface %u alternate setting %u: endpoint 0x%02x is not "
+					 "the header's 0x%02x, ignored", vs->interface, vs->alts[a].alt,
+				     vs->alts[a].endpoint, vs->endpoint);
+		}
+		vs->n_alts = alts;
 		unsigned kept = 0;
 		for (unsigned f = 0; f < vs->n_formats; f++) {
 			struct uvc_format *fmt = &vs->formats[f];

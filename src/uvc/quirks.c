@@ -410,6 +410,10 @@ int uvc_quirks_apply(struct uvc_camera *cam, const struct uvc_quirk_entry *entry
 			for (unsigned k = 0; k < fmt->n_frames; k++) {
 				struct uvc_frame *fr = &fmt->frames[k];
 				fr->width = (uint16_t)(fr->width * widen);
+				/* as the parser, from the (forced) bpp */
+				if (fmt->kind == UVC_FORMAT_UNCOMPRESSED)
+					fr->max_buffer_size = (uint32_t)((uint64_t)fmt->bpp * fr->width *
+									 fr->height / 8);
 				if (!(quirks & UVC_QUIRK_RESTRICT_FRAME_RATE))
 					continue;
 				if (!fr->intervals) {

@@ -616,6 +616,21 @@ START_TEST(corpus)
 			  0);
 	uvc_camera_free(cam);
 
+	/* 1d6c:0103: alternate setting 2 streams from endpoint 0x85, not the
+	 * header's 0x83: not the stream's, as uvcvideo sees it */
+	cam = corpus_camera(dir, "1d6c_0103_webcam.cfg.bin");
+	ck_assert_uint_eq(cam->streams[0].endpoint, 0x83);
+	ck_assert_uint_eq(cam->streams[0].n_alts, 1);
+	ck_assert_uint_eq(cam->streams[0].alts[0].alt, 1);
+	ck_assert_uint_eq(cam->streams[0].alts[0].bytes, 3 * 1020);
+	uvc_camera_free(cam);
+	/* 0770:1010: 640x512 YUYV declares 640x480's buffer; uvcvideo computes
+	 * an uncompressed frame's size itself */
+	cam = corpus_camera(dir, "0770_1010_dmv.cfg.bin");
+	ck_assert_uint_eq(cam->streams[0].formats[0].frames[0].height, 512);
+	ck_assert_uint_eq(cam->streams[0].formats[0].frames[0].max_buffer_size, 640 * 512 * 2);
+	uvc_camera_free(cam);
+
 	/* HP Full-HD camera 04f2:b62f: UVC 1.5, two functions: a colour camera
 	 * (VC 0: MJPEG and YUYV, 14 frames) and an IR one (VC 2: 1 frame). */
 	cam = corpus_camera(dir, "04f2_b62f_hp_full_hd_camera.cfg.bin");

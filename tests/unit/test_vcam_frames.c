@@ -107,9 +107,12 @@ static const unsigned raw_sizes[][2] = { { 160, 120 }, { 640, 480 }, { 1280, 720
 START_TEST(raw_frames_stamped)
 {
 	unsigned w = raw_sizes[_i][0], h = raw_sizes[_i][1];
-	const enum vcam_pixel pixels[] = { VCAM_PIXEL_YUYV, VCAM_PIXEL_NV12 };
-	const enum picture_layout layouts[] = { PICTURE_YUYV, PICTURE_NV12 };
-	for (size_t k = 0; k < 2; k++) {
+	/* the last four: impersonated cameras' native formats */
+	const enum vcam_pixel pixels[] = { VCAM_PIXEL_YUYV, VCAM_PIXEL_NV12, VCAM_PIXEL_YU12,
+					   VCAM_PIXEL_YV12, VCAM_PIXEL_RGB24, VCAM_PIXEL_BGR24 };
+	const enum picture_layout layouts[] = { PICTURE_YUYV, PICTURE_NV12, PICTURE_YU12,
+						PICTURE_YV12, PICTURE_RGB24, PICTURE_BGR24 };
+	for (size_t k = 0; k < 6; k++) {
 		struct vcam_frames *f = vcam_frames_new(pixels[k], w, h, -20);
 		ck_assert_ptr_nonnull(f);
 		size_t size = picture_frame_size(layouts[k], w, h);
@@ -133,6 +136,30 @@ START_TEST(raw_frames_stamped)
 		}
 		vcam_frames_free(f);
 	}
+}
+END_TEST
+
+/* Formats the picture has no layout for: grey frames of the right length,
+ * at any size (an impersonated camera's 170x130 Y16 too). */
+START_TEST(opaque_frames)
+{
+	const enum vcam_pixel pixels[] = { VCAM_PIXEL_OPAQUE8, VCAM_PIXEL_OPAQUE12,
+					   VCAM_PIXEL_OPAQUE16, VCAM_PIXEL_OPAQUE24 };
+	const unsigned bits[] = { 8, 12, 16, 24 };
+	for (size_t k = 0; k < 4; k++) {
+		ck_assert_uint_eq(vcam_pixel_opaque_bits(pixels[k]), bits[k]);
+		struct vcam_frames *f = vcam_frames_new(pixels[k], 170, 130, 0);
+		ck_assert_ptr_nonnull(f);
+		size_t len = 0;
+		const uint8_t *p = vcam_frames_get(f, 7, 1000, &len);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq(len, 170u * 130u * bits[k] / 8);
+		ck_assert_uint_eq(vcam_frames_max_size(f), len);
+		for (size_t i = 0; i < len; i++)
+			ck_assert_uint_eq(p[i], 0x80);
+		vcam_frames_free(f);
+	}
+	ck_assert_uint_eq(vcam_pixel_opaque_bits(VCAM_PIXEL_YUYV), 0);
 }
 END_TEST
 
@@ -369,6 +396,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("vcam_frames");
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, opaque_frames);
 	tcase_add_loop_test(tc, raw_frames_stamped, 0, 3);
 	tcase_add_loop_test(tc, mjpeg_frames_stamped, 0, 4);
 	tcase_add_test(tc, mjpeg_stream_splits);

@@ -87,6 +87,11 @@ struct vcam_frames {
 	uint8_t *out;
 	size_t out_cap;
 
+	/* RGB24/BGR24: the stamp band drawn in YU12 and converted, as a camera
+	 * converting its sensor's YUV would (the checker expects that) */
+	uint8_t *rgb_band_yu12, *rgb_band;
+	unsigned rgb_band_rows; /* at least 16: the picture's smallest size */
+
 	/* H.264 */
 	uint8_t *h264;
 	size_t *au; /* n_au + 1 offsets */
@@ -697,6 +702,17 @@ struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsig
 	f->frame_size = vcam_pixel_opaque_bits(pixel)
 				? (size_t)width * height * vcam_pixel_opaque_bits(pixel) / 8
 				: picture_frame_size(f->layout, width, height);
+	if (f->layout == PICTURE_RGB24 || f->layout == PICTURE_BGR24) {
+		unsigned band = stamp_band_height(width);
+		f->rgb_band_rows = band < PICTURE_MIN_SIZE ? PICTURE_MIN_SIZE : (band + 1) / 2 * 2;
+		f->rgb_band_yu12 = calloc(1, picture_frame_size(PICTURE_YU12, width, f->rgb_band_rows));
+		f->rgb_band = malloc(picture_frame_size(f->layout, width, f->rgb_band_rows));
+		if (!f->rgb_band_yu12 || !f->rgb_band) {
+			vcam_frames_free(f);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
 	if (pixel == VCAM_PIXEL_MJPEG) {
 		f->band = stamp_band_height(width);
 		f->band_rows = f->band / DCTSIZE;
@@ -888,6 +904,20 @@ const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_
 		*length = ph->len;
 		return ph->data;
 	}
+	if (f->rgb_band) {
+		unsigned w = f->width, rows = f->rgb_band_rows;
+		err = stamp_write(PICTURE_YU12, f->rgb_band_yu12, w, rows, &s);
+		if (!err)
+			err = picture_convert(f->rgb_band_yu12, w, rows, f->layout, PICTURE_MATH_BT601,
+					      f->rgb_band);
+		if (err) {
+			errno = -err;
+			return NULL;
+		}
+		memcpy(ph->data, f->rgb_band, (size_t)w * stamp_band_height(w) * 3);
+		*length = ph->len;
+		return ph->data;
+	}
 	err = stamp_write(f->layout, ph->data, f->width, f->height, &s);
 	if (err) {
 		errno = -err;
@@ -929,6 +959,8 @@ void vcam_frames_free(struct vcam_frames *f)
 	free(f->scratch);
 	planes_free(&f->band_planes);
 	free(f->band_yu12);
+	free(f->rgb_band_yu12);
+	free(f->rgb_band);
 	free(f->out);
 	free(f->h264);
 	free(f->au);
