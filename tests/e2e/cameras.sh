@@ -91,27 +91,34 @@ capture() {
 	fi
 }
 
-n_cam=0
-for name in "$@"; do
-	n_cam=$((n_cam + 1))
-	serial=CAM$n_cam
-	dir=$OUT/$name
-	mkdir -p "$dir"
-	step "$name"
-	bin=$CORPUS/bin/$name.cfg.bin
-	lsusb_txt=$CORPUS/lsusb/$name.lsusb.txt
-	args=(--descriptors "$bin")
+# same DIR NAME VIEW: same, differ, or explained:CAUSE (cameras-known.tsv)
+same() {
+	diff -u "$1/kernel.$3" "$1/uvcuse.$3" >"$1/$3.diff" && { echo same; return; }
+	local cause
+	cause=$(awk -F'\t' -v n="$2" -v v="$3" '$1 == n && $2 == v { print $3; exit }' "$KNOWN")
+	echo "${cause:+explained:}${cause:-differ}"
+}
+
+# one_camera NAME SERIAL NODE_NAME: the comparison of one camera; its
+# report line goes to $OUT/NAME/report, what the log shows to
+# $OUT/NAME/summary, problems to $OUT/NAME/problems.
+one_camera() {
+	local name=$1 serial=$2 uname=$3 dir=$OUT/$1 tmp=$WORK/$2
+	local bin=$CORPUS/bin/$1.cfg.bin lsusb_txt=$CORPUS/lsusb/$1.lsusb.txt
+	local args=(--descriptors "$bin") vpid upid knode= fcc= size= kcap=- ucap=- i dev
+	mkdir -p "$dir" "$tmp"
+	: >"$dir/problems"
 	[ -f "$lsusb_txt" ] && args+=(--lsusb "$lsusb_txt")
 	if ! "$VCAM" --descriptors "$bin" --describe >/dev/null 2>"$dir/vcam-describe.log"; then
+		local why
 		why=$(grep -m1 'cannot impersonate' "$dir/vcam-describe.log" | sed 's/.*impersonate: //')
-		printf '%s\tno-parse\t-\t-\t-\t-\t-\t%s\n' "$name" "$why" >>"$REPORT"
-		echo "not impersonated: $why"
-		PROBLEMS+=("$name: not impersonated")
-		continue
+		printf '%s\tno-parse\t-\t-\t-\t-\t-\t%s\n' "$name" "$why" >"$dir/report"
+		echo "not impersonated: $why" >"$dir/summary"
+		echo "$name: not impersonated" >"$dir/problems"
+		return
 	fi
-	vcam_start "$serial" "${args[@]}"
-	cp "$WORK/vcam-$serial.log" "$dir/vcam-start.log" 2>/dev/null || true
-	knode=
+	"$VCAM" --serial "$serial" "${args[@]}" 2>"$dir/vcam.log" &
+	vpid=$!
 	for ((i = 0; i < 150; i++)); do
 		for dev in /sys/class/video4linux/video*; do
 			[ -e "$dev/index" ] && [ "$(cat "$dev/index")" = 0 ] || continue
@@ -123,60 +130,98 @@ for name in "$@"; do
 	done
 	if [ -z "$knode" ]; then
 		dmesg | tail -n 20 >"$dir/dmesg.log"
-		printf '%s\tparse\tno-kernel-node\t-\t-\t-\t-\tuvcvideo made no node (dmesg.log)\n' "$name" >>"$REPORT"
-		echo "uvcvideo made no node"
-		PROBLEMS+=("$name: uvcvideo made no node")
-		vcam_stop_last
-		cp "$WORK/vcam-$serial.log" "$dir/vcam.log"
-		continue
+		printf '%s\tparse\tno-kernel-node\t-\t-\t-\t-\tuvcvideo made no node (dmesg.log)\n' "$name" >"$dir/report"
+		echo "uvcvideo made no node" >"$dir/summary"
+		echo "$name: uvcvideo made no node" >"$dir/problems"
+		kill -TERM "$vpid" 2>/dev/null || true
+		wait "$vpid" || true
+		return
 	fi
 	views "$knode" "$dir/kernel"
 	read -r fcc size <<<"$(first_streamable "$dir/kernel.formats")" || true
-	kcap=-
-	[ -n "${fcc:-}" ] && kcap=$(capture "$knode" "$fcc" "$size" "$WORK/k.raw")
+	[ -z "$fcc" ] || kcap=$(capture "$knode" "$fcc" "$size" "$tmp/k.raw")
 
-	ucap=-
-	if "$UVCUSE" --serial "$serial" --name video10 --foreground --no-convert \
-		2>"$dir/uvcuse.log" & UVCUSE_PID=$!
-		for ((i = 0; i < 100; i++)); do [ -c /dev/video10 ] && break; kill -0 "$UVCUSE_PID" 2>/dev/null || break; sleep 0.1; done
-		[ -c /dev/video10 ]; then
-		views /dev/video10 "$dir/uvcuse"
-		[ -n "${fcc:-}" ] && ucap=$(capture /dev/video10 "$fcc" "$size" "$WORK/u.raw" "$UVCUSE_RUN")
-		kill -TERM "$UVCUSE_PID"
-		wait "$UVCUSE_PID" || true
+	"$UVCUSE" --serial "$serial" --name "$uname" --foreground --no-convert 2>"$dir/uvcuse.log" &
+	upid=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -c "/dev/$uname" ] && break
+		kill -0 "$upid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -c "/dev/$uname" ]; then
+		views "/dev/$uname" "$dir/uvcuse"
+		[ -z "$fcc" ] || ucap=$(capture "/dev/$uname" "$fcc" "$size" "$tmp/u.raw" "$UVCUSE_RUN")
+		kill -TERM "$upid" 2>/dev/null || true
 	else
-		wait "$UVCUSE_PID" || true
 		: >"$dir/uvcuse.formats"
 	fi
-	UVCUSE_PID=
-	# same VIEW: same, differ, or explained:CAUSE (cameras-known.tsv)
-	same() {
-		diff -u "$dir/kernel.$1" "$dir/uvcuse.$1" >"$dir/$1.diff" && { echo same; return; }
-		local cause
-		cause=$(awk -F'\t' -v n="$name" -v v="$1" '$1 == n && $2 == v { print $3; exit }' "$KNOWN")
-		echo "${cause:+explained:}${cause:-differ}"
-	}
-	formats=$(same formats)
-	ctrls=$(same ctrls)
-	info=$(same info)
-	verdicts=$(same verdicts)
-	named=$(sort -u "$dir/kernel.named" "$dir/uvcuse.named" | paste -sd, -)
+	wait "$upid" || true
+	local formats ctrls info verdicts named
+	formats=$(same "$dir" "$name" formats)
+	ctrls=$(same "$dir" "$name" ctrls)
+	info=$(same "$dir" "$name" info)
+	verdicts=$(same "$dir" "$name" verdicts)
+	named=$(sort -u "$dir/kernel.named" "$dir/uvcuse.named" 2>/dev/null | paste -sd, -)
 	printf '%s\tparse\t%s\t%s\t%s\tkernel:%s uvcuse:%s %s\t%s\t%s\n' "$name" "$formats" "$ctrls" "$info" \
 		"$kcap" "$ucap" "${fcc:-none} ${size:-}" "$verdicts" \
-		"kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals"); named: $named" >>"$REPORT"
-	echo "formats $formats, controls $ctrls, info $info, capture kernel:$kcap uvcuse:$ucap (${fcc:-none} ${size:-}), compliance verdicts $verdicts"
-	echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals"); named: $named"
+		"kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named" \
+		>"$dir/report"
+	{
+		echo "formats $formats, controls $ctrls, info $info, capture kernel:$kcap uvcuse:$ucap (${fcc:-none} ${size:-}), compliance verdicts $verdicts"
+		echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named"
+	} >"$dir/summary"
+	local view
 	for view in formats:$formats ctrls:$ctrls info:$info verdicts:$verdicts; do
-		[ "${view#*:}" != differ ] || PROBLEMS+=("$name: ${view%%:*} differ ($dir/${view%%:*}.diff)")
+		[ "${view#*:}" != differ ] || echo "$name: ${view%%:*} differ ($dir/${view%%:*}.diff)" >>"$dir/problems"
 	done
-	[ "$kcap" != ok ] || [ "$ucap" = ok ] || PROBLEMS+=("$name: capture fails through uvcuse only")
-	vcam_stop_last
-	cp "$WORK/vcam-$serial.log" "$dir/vcam.log"
-	for who in k u; do
-		[ ! -e "$WORK/$who.raw.check" ] || mv "$WORK/$who.raw.check" "$dir/$who-capture.check"
-		rm -f "$WORK/$who.raw"
+	[ "$kcap" != ok ] || [ "$ucap" = ok ] || echo "$name: capture fails through uvcuse only" >>"$dir/problems"
+	kill -TERM "$vpid" 2>/dev/null || true
+	wait "$vpid" || true
+	for i in k u; do
+		[ ! -e "$tmp/$i.raw.check" ] || mv "$tmp/$i.raw.check" "$dir/$i-capture.check"
 	done
-	unset fcc size
+	rm -rf "$tmp"
+}
+
+# Lanes, each its cameras in turn, run side by side: one camera at a time
+# leaves the guest's CPUs mostly idle (its steps wait on each other).
+# Camera n goes to lane n % LANES, with serial CAMn and the node video1L.
+LANES=3
+lane() {
+	local k=0 name
+	for name in "${NAMES[@]}"; do
+		k=$((k + 1))
+		[ $((k % LANES)) -eq "$1" ] || continue
+		one_camera "$name" "CAM$k" "video1$1"
+		echo "$name" >>"$WORK/done"
+	done
+}
+NAMES=("$@")
+: >"$WORK/done"
+lanes=()
+for ((l = 0; l < LANES; l++)); do
+	lane "$l" &
+	lanes+=($!)
+done
+shown=0
+while :; do # the cameras' results, in the order named, as they come
+	while [ $shown -lt ${#NAMES[@]} ] && [ -s "$OUT/${NAMES[$shown]}/summary" ] &&
+		grep -qx "${NAMES[$shown]}" "$WORK/done"; do
+		step "${NAMES[$shown]}"
+		cat "$OUT/${NAMES[$shown]}/summary"
+		shown=$((shown + 1))
+	done
+	[ $shown -lt ${#NAMES[@]} ] || break
+	running=false
+	for pid in "${lanes[@]}"; do kill -0 "$pid" 2>/dev/null && running=true; done
+	$running || [ -s "$OUT/${NAMES[$shown]}/summary" ] || fail "the lanes stopped before ${NAMES[$shown]}"
+	sleep 0.5
+done
+wait "${lanes[@]}" || true
+n_cam=${#NAMES[@]}
+for name in "${NAMES[@]}"; do
+	cat "$OUT/$name/report" >>"$REPORT"
+	while read -r line; do PROBLEMS+=("$line"); done <"$OUT/$name/problems"
 done
 echo
 echo "cameras: $n_cam compared, report in $REPORT"
