@@ -184,10 +184,14 @@ one_camera() {
 }
 
 # Lanes, each its cameras in turn, run side by side: one camera at a time
-# leaves the guest's CPUs mostly idle (its steps wait on each other).
+# leaves one of the guest's two CPUs mostly idle (its steps wait on each
+# other); three lanes overload TCG enough for a control transfer to time out.
 # Camera n goes to lane n % LANES, with serial CAMn and the node video1L.
-LANES=3
+# A lane goes on after a failing step (set +e): the camera's report says what
+# failed, and the next camera is compared.
+LANES=2
 lane() {
+	set +e
 	local k=0 name
 	for name in "${NAMES[@]}"; do
 		k=$((k + 1))
