@@ -1171,6 +1171,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		log_info("quirks: %s (%s%s)", names,
 			 cfg->has_quirks ? "set by the configuration" : "uvcvideo's device table: ",
 			 cfg->has_quirks ? "" : quirk_entry ? quirk_entry : "no entry");
+		if (quirks & ~UVC_QUIRKS_APPLIED) {
+			uvc_quirks_format(quirks & ~UVC_QUIRKS_APPLIED, names, sizeof(names));
+			log_warn("quirks uvcuse does not apply yet: %s", names);
+		}
 	}
 	struct node_identity ident = { .version = running_kernel_version() };
 	/* cut to the V4L2 fields' size, as the kernel's strscpy does */
@@ -1178,10 +1182,26 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		memcpy(ident.card, id->product, sizeof(ident.card) - 1);
 	else
 		snprintf(ident.card, sizeof(ident.card), "UVC Camera (%04x:%04x)", id->vid, id->pid);
-	/* uvcvideo (since 5.19) tells a device's functions apart by their name */
-	if (id->function[0]) {
+	/* uvcvideo (6.1) tells a device's functions apart by their name: ": "
+	 * and the string, whenever the function has one, even unreadable */
+	if (id->function_index) {
 		size_t n = strlen(ident.card);
-		snprintf(ident.card + n, sizeof(ident.card) - n, ": %s", id->function);
+		if (n + 2 < sizeof(ident.card)) {
+			memcpy(ident.card + n, ": ", 3);
+			n += 2;
+		}
+		/* whole characters only, as the kernel's usb_string() writes it */
+		for (const char *s = id->function; *s;) {
+			size_t c = 1;
+			while ((s[c] & 0xc0) == 0x80)
+				c++;
+			if (n + c >= sizeof(ident.card))
+				break;
+			memcpy(ident.card + n, s, c);
+			n += c;
+			s += c;
+		}
+		ident.card[n] = '\0';
 	}
 	memcpy(ident.bus_info, id->bus_info, sizeof(ident.bus_info) - 1);
 

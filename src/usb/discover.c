@@ -150,8 +150,8 @@ static void fill_strings(libusb_device_handle *h, struct usb_camera_id *id)
 }
 
 /* String descriptor index as UTF-8 (the kernel's usb_string(): the
- * device's first language; characters beyond the basic plane as '?'),
- * "" when the device has none or fails. */
+ * device's first language, surrogate pairs joined, a lone surrogate
+ * dropped), "" when the device has none or fails. */
 static void read_string(libusb_device_handle *h, uint8_t index, char *out, size_t cap)
 {
 	unsigned char buf[255];
@@ -170,9 +170,16 @@ static void read_string(libusb_device_handle *h, uint8_t index, char *out, size_
 	size_t o = 0;
 	for (int i = 2; i + 1 < n; i += 2) {
 		unsigned c = buf[i] | buf[i + 1] << 8;
+		if (c >= 0xd800 && c < 0xdc00 && i + 3 < n) { /* a pair */
+			unsigned lo = buf[i + 2] | buf[i + 3] << 8;
+			if (lo >= 0xdc00 && lo < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+				i += 2;
+			}
+		}
 		if (c >= 0xd800 && c < 0xe000)
-			c = '?';
-		unsigned need = c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+			continue;
+		unsigned need = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 		if (o + need >= cap)
 			break;
 		if (need == 1) {
@@ -180,8 +187,13 @@ static void read_string(libusb_device_handle *h, uint8_t index, char *out, size_
 		} else if (need == 2) {
 			out[o++] = (char)(0xc0 | c >> 6);
 			out[o++] = (char)(0x80 | (c & 0x3f));
-		} else {
+		} else if (need == 3) {
 			out[o++] = (char)(0xe0 | c >> 12);
+			out[o++] = (char)(0x80 | (c >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (c & 0x3f));
+		} else {
+			out[o++] = (char)(0xf0 | c >> 18);
+			out[o++] = (char)(0x80 | (c >> 12 & 0x3f));
 			out[o++] = (char)(0x80 | (c >> 6 & 0x3f));
 			out[o++] = (char)(0x80 | (c & 0x3f));
 		}
@@ -476,9 +488,8 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	if (st.n_warnings)
 		log_warn("%s: descriptor: %u warnings, last: %s", id->port_path, st.n_warnings,
 			st.warning);
-	read_string(cam->handle,
-		    uvc_function_string_index(desc, len, cam->model->control_interface),
-		    cam->id.function, sizeof(cam->id.function));
+	cam->id.function_index = uvc_function_string_index(desc, len, cam->model->control_interface);
+	read_string(cam->handle, cam->id.function_index, cam->id.function, sizeof(cam->id.function));
 	r = claim(cam, cam->model->control_interface, err, errlen);
 	for (unsigned i = 0; r == 0 && i < cam->model->n_streams; i++)
 		r = claim(cam, cam->model->streams[i].interface, err, errlen);

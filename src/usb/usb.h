@@ -26,8 +26,10 @@ struct usb_camera_id {
 	 * "usb-0000:00:14.0-2.3", "usb-vhci_hcd.0-1" */
 	char bus_info[64];
 	char serial[128], product[128], manufacturer[128];
-	/* the video function's iFunction (or VideoControl iInterface) string */
+	/* the video function's iFunction (or VideoControl iInterface) string,
+	 * its index (0: none; the string may still be "" when unreadable) */
 	char function[128];
+	uint8_t function_index;
 	uint16_t bcd_usb, bcd_device;
 	int speed;              /* LIBUSB_SPEED_* */
 	uint8_t control_interface; /* the VideoControl interface */

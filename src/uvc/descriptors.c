@@ -571,14 +571,17 @@ static int parse_endpoint(struct parser *ps, const uint8_t *d, unsigned l)
 	if (vs->endpoint == d[2])
 		vs->transfer = type == USB_ENDPOINT_XFER_BULK ? UVC_TRANSFER_BULK
 							     : UVC_TRANSFER_ISOCHRONOUS;
+	/* every (alternate setting, endpoint) pair: which endpoint is the
+	 * stream's is known once the header is (it may come later) */
 	for (unsigned i = 0; i < vs->n_alts; i++)
-		if (vs->alts[i].alt == ps->alt)
+		if (vs->alts[i].alt == ps->alt && vs->alts[i].endpoint == d[2])
 			return 0;
 	struct uvc_alt *a = append(&vs->alts, &vs->n_alts, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->alt = ps->alt;
 	a->endpoint = d[2];
+	a->transfer = type == USB_ENDPOINT_XFER_BULK ? UVC_TRANSFER_BULK : UVC_TRANSFER_ISOCHRONOUS;
 	a->max_packet = (uint16_t)mp;
 	if (type == USB_ENDPOINT_XFER_BULK)
 		a->bytes = mp & 0x7ff;
@@ -682,9 +685,10 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 		 * the stream's (uvcvideo: uvc_find_endpoint finds nothing) */
 		unsigned alts = 0;
 		for (unsigned a = 0; a < vs->n_alts; a++) {
-			if (vs->alts[a].endpoint == vs->endpoint)
+			if (vs->alts[a].endpoint == vs->endpoint) {
+				vs->transfer = vs->alts[a].transfer;
 				vs->alts[alts++] = vs->alts[a];
-			else
+			} else
 				warn(ps, "VS interface %u alternate setting %u: endpoint 0x%02x is not "
 					 "the header's 0x%02x, ignored", vs->interface, vs->alts[a].alt,
 				     vs->alts[a].endpoint, vs->endpoint);

@@ -86,6 +86,7 @@ enum uvc_transfer { UVC_TRANSFER_ISOCHRONOUS, UVC_TRANSFER_BULK };
 struct uvc_alt {
 	uint8_t alt;                   /* bAlternateSetting */
 	uint8_t endpoint;              /* bEndpointAddress (the stream's: others are dropped) */
+	enum uvc_transfer transfer;    /* the endpoint's */
 	uint16_t max_packet;           /* raw wMaxPacketSize */
 	/* Bytes per service interval: HS (bits 0-10) * (bits 11-12 + 1);
 	 * SS the companion's wBytesPerInterval (computed from bMaxBurst and

@@ -67,8 +67,12 @@ unsigned uvc_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
 	 * whatever the format; uvcvideo estimates uncompressed streams itself,
 	 * at (micro)frame rate (high speed and faster, as every vhci and
 	 * modern port), plus a 12-byte header, and never below 1024 bytes. */
-	if ((vs->quirks & UVC_QUIRK_FIX_BANDWIDTH) && fr && vs->n_alts > 1 &&
-	    fmt->kind == UVC_FORMAT_UNCOMPRESSED) {
+	/* (uvcvideo: more than one alternate setting, alt 0 included; our
+	 * list leaves alt 0 out. Uncompressed: every format without
+	 * UVC_FMT_FLAG_COMPRESSED, fixed-size frame-based ones too.) */
+	bool uncompressed = fmt && (fmt->kind == UVC_FORMAT_UNCOMPRESSED ||
+				    (fmt->kind == UVC_FORMAT_FRAME_BASED && !fmt->flags));
+	if ((vs->quirks & UVC_QUIRK_FIX_BANDWIDTH) && fr && vs->n_alts >= 1 && uncompressed) {
 		uint32_t interval = p->interval > 100000 ? p->interval
 				    : fr->n_intervals     ? fr->intervals[0]
 							  : fr->range.min;
@@ -144,6 +148,8 @@ static int probe_get_cur(const struct uvc_streaming *vs, uint16_t bcd, uvc_vs_re
 	static const uint8_t fallbacks[] = { UVC_GET_DEF, UVC_GET_MAX };
 	for (size_t i = 0; i < sizeof(fallbacks); i++) {
 		struct uvc_probe q;
+		if (fallbacks[i] == UVC_GET_MAX && (vs->quirks & UVC_QUIRK_PROBE_MINMAX))
+			continue; /* the camera is known to fail it */
 		int e = uvc_probe_read(vs, bcd, req, ctx, fallbacks[i], &q, notes);
 		if (e == -EINPROGRESS || e == -ENODEV)
 			return e;
@@ -202,13 +208,7 @@ int uvc_probe_negotiate(const struct uvc_streaming *vs, uint16_t bcd_uvc, uvc_vs
 		uint32_t bw = probe.max_payload_transfer_size;
 		if ((bw & 0xffff0000u) == 0xffff0000u)
 			bw &= 0xffffu;
-		if (bw <= maxpsize || vs->n_alts <= 1)
-			break;
-		/* a camera whose range is not asked cannot be lowered: uvcvideo
-		 * refuses the format */
-		if (!ask_minmax)
-			return -ENOSPC;
-		if (!minmax)
+		if (bw <= maxpsize || !minmax)
 			break;
 		notes->asked_bandwidth = bw;
 		notes->endpoint_bandwidth = maxpsize;

@@ -416,12 +416,22 @@ int uvc_quirks_apply(struct uvc_camera *cam, const struct uvc_quirk_entry *entry
 									 fr->height / 8);
 				if (!(quirks & UVC_QUIRK_RESTRICT_FRAME_RATE))
 					continue;
+				/* the default, kept between the first and the last
+				 * interval listed (uvcvideo's clamp) */
+				uint32_t lo = fr->continuous ? fr->range.min
+					      : fr->n_intervals ? fr->intervals[0] : fr->default_interval;
+				uint32_t hi = fr->continuous ? fr->range.max
+					      : fr->n_intervals ? fr->intervals[fr->n_intervals - 1]
+								: fr->default_interval;
+				uint32_t def = fr->default_interval > lo ? fr->default_interval : lo;
+				if (def > hi)
+					def = hi;
 				if (!fr->intervals) {
 					fr->intervals = malloc(sizeof(*fr->intervals));
 					if (!fr->intervals)
 						return -ENOMEM;
 				}
-				fr->intervals[0] = fr->default_interval;
+				fr->intervals[0] = def;
 				fr->n_intervals = 1;
 				fr->continuous = false;
 			}

@@ -25,9 +25,9 @@
  *     (usb/core/config.c), and usbfs polls at the core's value. Nothing
  *     to do.
  *   probe_minmax (0x2) uvc_video.c: uvc_probe_video: no GET_MIN/GET_MAX
- *     on the probe control; when the answer still asks for more than the
- *     largest alternate setting carries, fail (-ENOSPC) instead of
- *     lowering the quality. -> src/uvc/negotiate.c.
+ *     on the probe control. (Its -ENOSPC for a camera asking more than the
+ *     largest alternate setting never fires: uvc_fixup_video_ctrl already
+ *     cut every GET_CUR answer to that setting.) -> src/uvc/negotiate.c.
  *   probe_extrafields (0x4) uvc_v4l2.c: uvc_v4l2_try_format: the probe
  *     sent for a format carries the current dwMaxVideoFrameSize instead of
  *     0 (these cameras stall on 0). -> the probe the node builds.
@@ -122,6 +122,13 @@
 #include <stdint.h>
 
 #include "uvc/ctrl_map.h"
+
+/* What uvcuse does with, in src/uvc/ (quirks.c, negotiate.c) and at
+ * start-up: probe_minmax, probe_def, fix_bandwidth (at high speed and
+ * above), restrict_frame_rate, force_y8, force_bpp, and the entries'
+ * bcdUVC and power line mapping. The others are accepted and logged as not
+ * applied (UVC_QUIRKS_APPLIED). */
+#define UVC_QUIRKS_APPLIED 0x00001b82u
 
 /* uvcvideo 6.1's quirk bits, same values (its quirks= module parameter
  * and our configuration take them as numbers too). 0x40 is unused. */

@@ -53,6 +53,7 @@ size_t picture_frame_size(enum picture_layout layout, unsigned width, unsigned h
 	size_t px = (size_t)width * height;
 	switch (layout) {
 	case PICTURE_YUYV:
+	case PICTURE_UYVY:
 		return px * 2;
 	case PICTURE_NV12:
 	case PICTURE_YU12:
@@ -83,6 +84,8 @@ const char *picture_layout_name(enum picture_layout layout)
 		return "BGR24";
 	case PICTURE_YUV444:
 		return "YUV444";
+	case PICTURE_UYVY:
+		return "UYVY";
 	}
 	return "?";
 }
@@ -372,6 +375,19 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 			}
 		}
 		return 0;
+	case PICTURE_UYVY:
+		for (unsigned y = 0; y < h; y++) {
+			const uint8_t *yr = Y + (size_t)y * w, *ur = U + (size_t)(y / 2) * cw,
+				      *vr = V + (size_t)(y / 2) * cw;
+			uint8_t *o = out + (size_t)y * w * 2;
+			for (unsigned x = 0; x < cw; x++) {
+				o[4 * x] = ct[ur[x]];
+				o[4 * x + 1] = lt[yr[2 * x]];
+				o[4 * x + 2] = ct[vr[x]];
+				o[4 * x + 3] = lt[yr[2 * x + 1]];
+			}
+		}
+		return 0;
 	case PICTURE_NV12: {
 		for (size_t i = 0; i < (size_t)w * h; i++)
 			out[i] = lt[Y[i]];
@@ -470,7 +486,8 @@ struct plane {
 	unsigned row_bytes, rows;
 	unsigned bytes_per_px_num, bytes_per_px_den; /* pixel x = byte * den / num */
 	unsigned row_scale;                           /* pixel y = row * row_scale */
-	unsigned luma_mod;                            /* luma when byte % luma_mod == 0; 0: none */
+	unsigned luma_mod;                            /* luma when byte % luma_mod == luma_phase; 0: none */
+	unsigned luma_phase;
 };
 
 static unsigned planes_of(enum picture_layout layout, unsigned w, unsigned h, struct plane p[3])
@@ -478,24 +495,27 @@ static unsigned planes_of(enum picture_layout layout, unsigned w, unsigned h, st
 	size_t n = (size_t)w * h;
 	switch (layout) {
 	case PICTURE_YUYV:
-		p[0] = (struct plane){ 0, 2 * w, h, 2, 1, 1, 2 };
+		p[0] = (struct plane){ 0, 2 * w, h, 2, 1, 1, 2, 0 };
+		return 1;
+	case PICTURE_UYVY:
+		p[0] = (struct plane){ 0, 2 * w, h, 2, 1, 1, 2, 1 };
 		return 1;
 	case PICTURE_NV12:
-		p[0] = (struct plane){ 0, w, h, 1, 1, 1, 1 };
-		p[1] = (struct plane){ n, w, h / 2, 1, 1, 2, 0 };
+		p[0] = (struct plane){ 0, w, h, 1, 1, 1, 1, 0 };
+		p[1] = (struct plane){ n, w, h / 2, 1, 1, 2, 0, 0 };
 		return 2;
 	case PICTURE_YU12:
 	case PICTURE_YV12:
-		p[0] = (struct plane){ 0, w, h, 1, 1, 1, 1 };
-		p[1] = (struct plane){ n, w / 2, h / 2, 1, 2, 2, 0 };
-		p[2] = (struct plane){ n + n / 4, w / 2, h / 2, 1, 2, 2, 0 };
+		p[0] = (struct plane){ 0, w, h, 1, 1, 1, 1, 0 };
+		p[1] = (struct plane){ n, w / 2, h / 2, 1, 2, 2, 0, 0 };
+		p[2] = (struct plane){ n + n / 4, w / 2, h / 2, 1, 2, 2, 0, 0 };
 		return 3;
 	case PICTURE_RGB24:
 	case PICTURE_BGR24:
-		p[0] = (struct plane){ 0, 3 * w, h, 3, 1, 1, 1 };
+		p[0] = (struct plane){ 0, 3 * w, h, 3, 1, 1, 1, 0 };
 		return 1;
 	case PICTURE_YUV444:
-		p[0] = (struct plane){ 0, 3 * w, h, 3, 1, 1, 3 };
+		p[0] = (struct plane){ 0, 3 * w, h, 3, 1, 1, 3, 0 };
 		return 1;
 	}
 	return 0;
@@ -569,7 +589,7 @@ int picture_compare(enum picture_layout layout, enum picture_math math, const ui
 			}
 			/* luma bytes: every luma_mod-th one */
 			if (p->luma_mod)
-				for (unsigned b = 0; b < p->row_bytes; b += p->luma_mod)
+				for (unsigned b = p->luma_phase; b < p->row_bytes; b += p->luma_mod)
 					row_signed += (int)got[b] - (int)exp[b];
 			if (bias_row) {
 				luma_signed += row_signed;
@@ -619,6 +639,10 @@ double picture_mean_luma(enum picture_layout layout, const uint8_t *frame, unsig
 	case PICTURE_YUYV:
 		for (size_t i = 0; i < n; i++)
 			sum += frame[2 * i];
+		break;
+	case PICTURE_UYVY:
+		for (size_t i = 0; i < n; i++)
+			sum += frame[2 * i + 1];
 		break;
 	case PICTURE_NV12:
 	case PICTURE_YU12:

@@ -34,6 +34,7 @@ enum picture_layout {
 	PICTURE_RGB24,  /* R G B per pixel */
 	PICTURE_BGR24,  /* B G R per pixel */
 	PICTURE_YUV444, /* Y Cb Cr per pixel: a decoded JPEG */
+	PICTURE_UYVY,   /* packed 4:2:2 U Y0 V Y1 (cameras that send it) */
 };
 
 /* How YUV values map to what the layout holds. The picture is BT.601

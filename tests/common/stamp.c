@@ -77,7 +77,7 @@ static bool band_fits(enum picture_layout layout, unsigned w, unsigned h)
 	unsigned band = stamp_band_height(w);
 	return band && band <= h && h % 2 == 0 && w % 2 == 0 && w <= PICTURE_MAX_SIZE &&
 	       h <= PICTURE_MAX_SIZE && (uint64_t)w * h <= PICTURE_MAX_PIXELS &&
-	       layout <= PICTURE_YUV444;
+	       layout <= PICTURE_UYVY;
 }
 
 static bool bit_at(const uint8_t bytes[STAMP_BYTES], unsigned i)
@@ -105,11 +105,13 @@ int stamp_write(enum picture_layout layout, uint8_t *frame, unsigned w, unsigned
 		}
 		for (unsigned y = br * STAMP_BLOCK; y < (br + 1) * STAMP_BLOCK; y++) {
 			switch (layout) {
-			case PICTURE_YUYV: {
+			case PICTURE_YUYV:
+			case PICTURE_UYVY: {
 				uint8_t *o = frame + (size_t)y * w * 2;
+				unsigned luma = layout == PICTURE_UYVY;
 				for (unsigned x = 0; x < w; x++) {
-					o[2 * x] = row[x];
-					o[2 * x + 1] = 128;
+					o[2 * x + luma] = row[x];
+					o[2 * x + !luma] = 128;
 				}
 				break;
 			}
@@ -154,6 +156,8 @@ static unsigned luma_at(enum picture_layout layout, const uint8_t *f, unsigned w
 	switch (layout) {
 	case PICTURE_YUYV:
 		return f[((size_t)y * w + x) * 2];
+	case PICTURE_UYVY:
+		return f[((size_t)y * w + x) * 2 + 1];
 	case PICTURE_NV12:
 	case PICTURE_YU12:
 	case PICTURE_YV12:

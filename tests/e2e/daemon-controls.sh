@@ -81,7 +81,7 @@ v4l2-ctl -d "$NODE" --log-status >"$WORK/log-status.out" 2>&1 || { cat "$WORK/lo
 sed -n '/START STATUS/,/END STATUS/p' "$WORK/uvcuse.log" | tail -n 60 | tee "$WORK/status-block.txt"
 for want in "$NAME: camera: " "$NAME: format: YUYV" "$NAME: streaming: no" "Brightness: 0" \
 	"LED Mode: 1 (On)" "Test Pattern: 3" "$NAME: frames: " "END STATUS" \
-	"$NAME: /dev/$NAME: uvcuse Virtual Camera (1209:0001" "idle, frames " \
+	"$NAME: /dev/$NAME: uvcuse Virtual Camera: uvcuse V (1209:0001" "idle, frames " \
 	"clients 1, iso 0 bytes/interval"; do
 	grep -qF -- "$want" "$WORK/status-block.txt" || fail "the status block lacks '$want'"
 done

@@ -38,6 +38,7 @@ struct format {
 static const struct format formats[] = {
 	{ "YUYV", V4L2_PIX_FMT_YUYV, v4l2_fourcc('Y', 'U', 'Y', '2'), KIND_RAW, PICTURE_YUYV },
 	{ "NV12", V4L2_PIX_FMT_NV12, 0, KIND_RAW, PICTURE_NV12 },
+	{ "UYVY", V4L2_PIX_FMT_UYVY, 0, KIND_RAW, PICTURE_UYVY },
 	{ "RGB24", V4L2_PIX_FMT_RGB24, 0, KIND_RAW, PICTURE_RGB24 },
 	{ "BGR24", V4L2_PIX_FMT_BGR24, 0, KIND_RAW, PICTURE_BGR24 },
 	{ "YU12", V4L2_PIX_FMT_YUV420, v4l2_fourcc('I', '4', '2', '0'), KIND_RAW, PICTURE_YU12 },
@@ -61,6 +62,7 @@ static unsigned candidates_of(enum picture_layout layout, struct candidate c[MAX
 {
 	switch (layout) {
 	case PICTURE_YUYV:
+	case PICTURE_UYVY:
 	case PICTURE_NV12:
 		c[0] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_exact };
 		return 1;
@@ -656,7 +658,7 @@ static void usage(FILE *out)
 		"Usage: uvcuse-framecheck FILE --format F --size WxH [options]\n"
 		"Checks frames captured from uvcuse-vcam: stamp, pixels, order, freshness.\n"
 		"\n"
-		"  -f, --format F            YUYV, NV12, RGB24 (RGB3), BGR24 (BGR3), YU12, YV12,\n"
+		"  -f, --format F            YUYV, UYVY, NV12, RGB24 (RGB3), BGR24 (BGR3), YU12, YV12,\n"
 		"                            MJPEG (MJPG, JPEG); V4L2 fourccs and lower case too\n"
 		"  -s, --size WxH            frame size (even, 16..16384)\n"
 		"  -t, --times FILE          capture times, one per line, CLOCK_MONOTONIC:\n"

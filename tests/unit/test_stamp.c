@@ -12,7 +12,7 @@
 
 static const enum picture_layout all_layouts[] = {
 	PICTURE_YUYV, PICTURE_NV12, PICTURE_YU12, PICTURE_YV12,
-	PICTURE_RGB24, PICTURE_BGR24, PICTURE_YUV444,
+	PICTURE_RGB24, PICTURE_BGR24, PICTURE_YUV444, PICTURE_UYVY,
 };
 #define N_LAYOUTS (sizeof(all_layouts) / sizeof(all_layouts[0]))
 
@@ -38,6 +38,9 @@ static void set_luma(enum picture_layout layout, uint8_t *f, unsigned w, unsigne
 	switch (layout) {
 	case PICTURE_YUYV:
 		f[((size_t)y * w + x) * 2] = v;
+		break;
+	case PICTURE_UYVY:
+		f[((size_t)y * w + x) * 2 + 1] = v;
 		break;
 	case PICTURE_RGB24:
 	case PICTURE_BGR24:

@@ -128,7 +128,8 @@ static int fake_send(void *ctx, const uint8_t *header, const uint8_t *data, size
 	last_status = (int32_t)((uint32_t)header[20] << 24 | (uint32_t)header[21] << 16 |
 				(uint32_t)header[22] << 8 | header[23]);
 	ck_assert_uint_le(length, sizeof(last_reply));
-	memcpy(last_reply, data, length);
+	if (length)
+		memcpy(last_reply, data, length);
 	last_length = length;
 	return 0;
 }
@@ -243,6 +244,55 @@ START_TEST(repairs_are_logged)
 }
 END_TEST
 
+/* The device descriptor from lsusb's text: its device block only (not the
+ * qualifier's fields), BCD in hex, "(error)" strings unreadable, and a
+ * serial that shares the product's index gets an index of its own. */
+START_TEST(lsusb_device_part)
+{
+	char path[4096], err[256];
+	snprintf(path, sizeof(path), "%s/046d_0825_webcam_c270.cfg.bin", corpus_dir());
+	size_t len;
+	uint8_t *config = read_all(path, &len);
+	static const char text[] =
+		"Bus 001 Device 004: ID 046d:0825 Logitech, Inc. Webcam C270\n"
+		"Device Descriptor:\n"
+		"  bLength                18\n"
+		"  bcdUSB               2.00\n"
+		"  bDeviceClass          239 Miscellaneous Device\n"
+		"  bDeviceSubClass         2 \n"
+		"  bDeviceProtocol         1 Interface Association\n"
+		"  bMaxPacketSize0        64\n"
+		"  idVendor           0x046d Logitech, Inc.\n"
+		"  idProduct          0x0825 Webcam C270\n"
+		"  bcdDevice            0.0a\n"
+		"  iManufacturer           1 (error)\n"
+		"  iProduct                2 Cam \n"
+		"  iSerial                 2 Cam \n"
+		"Device Qualifier (for other device speed):\n"
+		"  bcdUSB               1.10\n"
+		"  bDeviceClass            0 \n"
+		"  bMaxPacketSize0         8\n";
+	struct vcam_impersonation *imp = NULL;
+	ck_assert_int_eq(vcam_impersonate_build("046d_0825_test", config, len, text, NULL, NULL, &imp,
+						err, sizeof(err)), 0);
+	free(config);
+	ck_assert_uint_eq(imp->device[2] | imp->device[3] << 8, 0x0200);
+	ck_assert_uint_eq(imp->device[4], 239);
+	ck_assert_uint_eq(imp->device[7], 64);
+	ck_assert_uint_eq(imp->device[12] | imp->device[13] << 8, 0x000a);
+	uint8_t buf[256];
+	ck_assert_int_eq(vcam_impersonate_string(imp, 1, buf, sizeof(buf)), -EINVAL);
+	ck_assert_int_eq(vcam_impersonate_string(imp, 2, buf, sizeof(buf)), 2 + 2 * 4);
+	ck_assert_uint_eq(buf[8], ' '); /* "Cam ": trailing blanks are the string's */
+	ck_assert_int_eq(vcam_impersonate_set_serial(imp, "SER"), 0);
+	ck_assert_uint_ne(imp->device[16], 2);
+	ck_assert_uint_ne(imp->device[16], 1);
+	ck_assert_int_eq(vcam_impersonate_string(imp, 2, buf, sizeof(buf)), 2 + 2 * 4);
+	ck_assert_int_eq(vcam_impersonate_string(imp, imp->device[16], buf, sizeof(buf)), 2 + 2 * 3);
+	vcam_impersonate_free(imp);
+}
+END_TEST
+
 START_TEST(unit_store)
 {
 	uint8_t xu_controls[2] = { 0x05, 0x00 }; /* selectors 1 and 3 */
@@ -313,6 +363,7 @@ int main(void)
 	tcase_add_test(tc, c270_answers_as_itself);
 	tcase_add_test(tc, repairs_are_logged);
 	tcase_add_test(tc, unit_store);
+	tcase_add_test(tc, lsusb_device_part);
 	tcase_add_test(tc, function_string_index);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

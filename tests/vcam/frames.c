@@ -655,6 +655,8 @@ unsigned vcam_pixel_opaque_bits(enum vcam_pixel pixel)
 		return 16;
 	case VCAM_PIXEL_OPAQUE24:
 		return 24;
+	case VCAM_PIXEL_OPAQUE32:
+		return 32;
 	default:
 		return 0;
 	}
@@ -673,6 +675,8 @@ static enum picture_layout raw_layout(enum vcam_pixel pixel)
 		return PICTURE_RGB24;
 	case VCAM_PIXEL_BGR24:
 		return PICTURE_BGR24;
+	case VCAM_PIXEL_UYVY:
+		return PICTURE_UYVY;
 	default:
 		return PICTURE_YUYV;
 	}

@@ -25,6 +25,7 @@ enum vcam_pixel {
 	VCAM_PIXEL_YV12,
 	VCAM_PIXEL_RGB24,
 	VCAM_PIXEL_BGR24,
+	VCAM_PIXEL_UYVY,
 	/* formats the test picture has no layout for (UYVY, GREY, Y16, Bayer,
 	 * ...): frames of the right length, grey, without a stamp; 8, 12, 16
 	 * or 24 bits per pixel */
@@ -32,8 +33,9 @@ enum vcam_pixel {
 	VCAM_PIXEL_OPAQUE12,
 	VCAM_PIXEL_OPAQUE16,
 	VCAM_PIXEL_OPAQUE24,
+	VCAM_PIXEL_OPAQUE32,
 };
-#define VCAM_PIXEL_LAST VCAM_PIXEL_OPAQUE24
+#define VCAM_PIXEL_LAST VCAM_PIXEL_OPAQUE32
 
 /* Bits per pixel of an opaque format, 0 for the others. */
 unsigned vcam_pixel_opaque_bits(enum vcam_pixel pixel);

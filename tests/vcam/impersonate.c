@@ -67,16 +67,15 @@ struct lsusb_device {
 	uint8_t i_manufacturer, i_product, i_serial;
 };
 
-/* "2.00" -> 0x0200, "0.10" -> 0x0010, as lsusb prints a BCD field. */
+/* "2.00" -> 0x0200, "0.10" -> 0x0010, "1.0a" -> 0x010a: lsusb prints a
+ * BCD field as %x.%02x. */
 static uint16_t parse_bcd(const char *s)
 {
 	unsigned major = 0, minor = 0;
-	char digits[3] = "00";
 
-	if (sscanf(s, "%u.%2[0-9]", &major, digits) < 1)
+	if (sscanf(s, "%x.%2x", &major, &minor) < 1)
 		return 0;
-	minor = (unsigned)(digits[0] - '0') << 4 | (unsigned)(digits[1] - '0');
-	return (uint16_t)((major / 10) << 12 | (major % 10) << 8 | minor);
+	return (uint16_t)((major & 0xff) << 8 | (minor & 0xff));
 }
 
 /* Field value of a line "  name   value rest" when the line's key is name. */
@@ -100,6 +99,11 @@ static void set_string(struct vcam_impersonation *imp, unsigned index, const cha
 	size_t n = strcspn(text, "\r\n"); /* trailing blanks are the string's own */
 	if (n == 0)
 		return; /* lsusb could not read it: invented later if referenced */
+	if (n == 7 && !strncmp(text, "(error)", 7)) {
+		/* lsusb could not read it from the camera: neither can a host */
+		imp->unreadable[index] = true;
+		return;
+	}
 	imp->strings[index] = strndup(text, n);
 }
 
@@ -109,9 +113,15 @@ static void parse_lsusb(struct vcam_impersonation *imp, const char *text, struct
 						    "iConfiguration", "iInterface", "iFunction" };
 	const char *line = text;
 
+	bool device_part = true; /* before the qualifier and BOS blocks */
 	while (line && *line) {
 		const char *v;
-		if ((v = field(line, "bcdUSB")))
+		if (!strncmp(line, "Device Qualifier", 16) || !strncmp(line, "Binary Object Store", 19) ||
+		    !strncmp(line, "Device Status", 13))
+			device_part = false;
+		if (!device_part) {
+			/* their fields are not the device descriptor's */
+		} else if ((v = field(line, "bcdUSB")))
 			d->bcd_usb = parse_bcd(v), d->found = true;
 		else if ((v = field(line, "bcdDevice")))
 			d->bcd_device = parse_bcd(v);
@@ -218,7 +228,7 @@ static int invent_strings(struct vcam_impersonation *imp, vcam_impersonate_log_f
 	for (size_t k = 0; k < n; k++) {
 		unsigned i = refs[k];
 		char text[64];
-		if (i == 0 || imp->strings[i])
+		if (i == 0 || imp->strings[i] || imp->unreadable[i])
 			continue;
 		snprintf(text, sizeof(text), "String %u", i);
 		if (!(imp->strings[i] = strdup(text)))
@@ -247,6 +257,8 @@ static enum vcam_pixel pixel_of(const struct uvc_format *f)
 		return VCAM_PIXEL_RGB24;
 	case V4L2_PIX_FMT_BGR24:
 		return VCAM_PIXEL_BGR24;
+	case V4L2_PIX_FMT_UYVY:
+		return VCAM_PIXEL_UYVY;
 	case V4L2_PIX_FMT_H264:
 		return VCAM_PIXEL_H264;
 	default:
@@ -259,8 +271,10 @@ static enum vcam_pixel pixel_of(const struct uvc_format *f)
 		return VCAM_PIXEL_OPAQUE12;
 	case 24:
 		return VCAM_PIXEL_OPAQUE24;
+	case 32:
+		return VCAM_PIXEL_OPAQUE32;
 	default:
-		return VCAM_PIXEL_OPAQUE16;
+		return VCAM_PIXEL_OPAQUE16; /* logged with the format's own bpp */
 	}
 }
 
@@ -275,12 +289,13 @@ static void make_frame(const struct uvc_frame *src, struct vcam_frame_size *dst,
 {
 	dst->width = src->width;
 	dst->height = src->height;
-	dst->default_interval = src->default_interval;
+	/* a zero interval is 1 (uvcvideo's repair; the vcam divides by it) */
+	dst->default_interval = src->default_interval ? src->default_interval : 1;
 	dst->max_frame_bytes = src->max_buffer_size;
 	if (src->continuous) {
 		dst->n_intervals = 2;
-		dst->intervals[0] = src->range.min;
-		dst->intervals[1] = src->range.max;
+		dst->intervals[0] = src->range.min ? src->range.min : 1;
+		dst->intervals[1] = src->range.max ? src->range.max : 1;
 		dst->interval_step = src->range.step ? src->range.step : 1;
 		return;
 	}
@@ -291,6 +306,8 @@ static void make_frame(const struct uvc_frame *src, struct vcam_frame_size *dst,
 		n = VCAM_MAX_INTERVALS;
 	}
 	memcpy(dst->intervals, src->intervals, n * sizeof(uint32_t));
+	for (unsigned i = 0; i < n; i++)
+		dst->intervals[i] = dst->intervals[i] ? dst->intervals[i] : 1;
 	qsort(dst->intervals, n, sizeof(uint32_t), compare_u32);
 	dst->n_intervals = (uint8_t)n;
 	if (n == 0) { /* the parser keeps a frame without intervals: its default */
@@ -350,8 +367,9 @@ static int stream_profile(struct vcam_impersonation *imp, const struct uvc_strea
 		v->index = f->index;
 		v->default_frame = f->default_frame;
 		if (vcam_pixel_opaque_bits(v->pixel))
-			say(log, opaque, "format %u (%.4s): frames of %u bits per pixel, grey, unstamped",
-			    f->index, f->fourcc ? (const char *)&f->fourcc : "????",
+			say(log, opaque, "format %u (%.4s, bBitsPerPixel %u): frames of %u bits per "
+					 "pixel, grey, unstamped",
+			    f->index, f->fourcc ? (const char *)&f->fourcc : "????", f->bpp,
 			    vcam_pixel_opaque_bits(v->pixel));
 		for (unsigned k = 0; k < f->n_frames; k++) {
 			if (v->n_frames == VCAM_MAX_FRAMES) {
@@ -498,6 +516,7 @@ int vcam_impersonate_build(const char *name, const uint8_t *config, size_t confi
 	int rc;
 
 	*out = NULL;
+	snprintf(err, err_cap, "out of memory");
 	if (config_len < USB_DT_CONFIG_SIZE || config[1] != USB_DT_CONFIG || config_len > 0xffff)
 		return fail(err, err_cap, -EINVAL, "not a configuration descriptor (%zu bytes)",
 			    config_len);
@@ -575,6 +594,22 @@ int vcam_impersonate_load(const char *config_path, const char *lsusb_path,
 	return rc;
 }
 
+/* Whether an interface or association descriptor names string index. */
+static bool string_in_config(const struct vcam_impersonation *imp, uint8_t index)
+{
+	const uint8_t *c = imp->config;
+	for (size_t pos = 0; pos + 2 <= imp->config_len && c[pos] >= 2 &&
+			     pos + c[pos] <= imp->config_len;
+	     pos += c[pos]) {
+		if (c[pos + 1] == USB_DT_INTERFACE && c[pos] >= USB_DT_INTERFACE_SIZE &&
+		    c[pos + 8] == index)
+			return true;
+		if (c[pos + 1] == USB_DT_INTERFACE_ASSOCIATION && c[pos] >= 8 && c[pos + 7] == index)
+			return true;
+	}
+	return false;
+}
+
 int vcam_impersonate_set_serial(struct vcam_impersonation *imp, const char *serial)
 {
 	unsigned index = imp->device[16];
@@ -582,11 +617,17 @@ int vcam_impersonate_set_serial(struct vcam_impersonation *imp, const char *seri
 
 	if (!copy)
 		return -ENOMEM;
-	if (index == 0) /* the dump has none: the highest index nothing uses */
-		for (index = 255; index > 1 && imp->strings[index]; index--)
+	/* the dump's index, unless it has none or its product, manufacturer or
+	 * a function shares it: then the highest index nothing uses */
+	bool shared = index && (index == imp->device[14] || index == imp->device[15] ||
+				index == imp->config[6] || string_in_config(imp, (uint8_t)index));
+	if (index == 0 || shared)
+		for (index = 255; index > 1 && (imp->strings[index] || imp->unreadable[index]);
+		     index--)
 			;
 	free(imp->strings[index]);
 	imp->strings[index] = copy;
+	imp->unreadable[index] = false;
 	imp->device[16] = (uint8_t)index;
 	return 0;
 }

@@ -42,6 +42,7 @@ struct vcam_impersonation {
 	size_t config_len;
 	uint8_t device[18];
 	char *strings[256];          /* string descriptor index -> UTF-8 text */
+	bool unreadable[256];        /* lsusb printed "(error)": STALLed */
 	uint16_t vendor, product;
 	uint8_t vc_interface, vs_interface;
 	uint8_t status_ep, video_ep; /* endpoint addresses; status 0: none */

@@ -267,10 +267,12 @@ static const char *pixel_fourcc(enum vcam_pixel pixel)
 		[VCAM_PIXEL_YV12] = "YV12",
 		[VCAM_PIXEL_RGB24] = "RGB3",
 		[VCAM_PIXEL_BGR24] = "BGR3",
+		[VCAM_PIXEL_UYVY] = "UYVY",
 		[VCAM_PIXEL_OPAQUE8] = "raw8",
 		[VCAM_PIXEL_OPAQUE12] = "raw12",
 		[VCAM_PIXEL_OPAQUE16] = "raw16",
 		[VCAM_PIXEL_OPAQUE24] = "raw24",
+		[VCAM_PIXEL_OPAQUE32] = "raw32",
 	};
 	return fourcc[pixel];
 }
