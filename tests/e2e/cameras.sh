@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Real cameras, differentially: for each corpus camera, uvcuse-vcam impersonates
-# it from its descriptor dump, uvcvideo serves it, then uvcuse does, and what
+# it from its descriptor dump (or, where that binary is a damaged rebuild, from
+# the lsusb text it came from), uvcvideo serves it, then uvcuse does, and what
 # an app sees of the two is compared: the formats (--list-formats-ext), the
 # controls (--list-ctrls-menus), --info without the driver's name and version,
 # a 30-frame capture of the first format the camera can stream, and the
@@ -105,17 +106,27 @@ same() {
 one_camera() {
 	local name=$1 serial=$2 uname=$3 dir=$OUT/$1 tmp=$WORK/$2
 	local bin=$CORPUS/bin/$1.cfg.bin lsusb_txt=$CORPUS/lsusb/$1.lsusb.txt
-	local args=(--descriptors "$bin") vpid upid knode= fcc= size= kcap=- ucap=- i dev
+	local args=(--descriptors "$bin") source=parse vpid upid knode= fcc= size= kcap=- ucap=- i dev
 	mkdir -p "$dir" "$tmp"
 	: >"$dir/problems"
 	[ -f "$lsusb_txt" ] && args+=(--lsusb "$lsusb_txt")
 	if ! "$VCAM" --descriptors "$bin" --describe >/dev/null 2>"$dir/vcam-describe.log"; then
-		local why
-		why=$(grep -m1 'cannot impersonate' "$dir/vcam-describe.log" | sed 's/.*impersonate: //')
-		printf '%s\tno-parse\t-\t-\t-\t-\t-\t%s\n' "$name" "$why" >"$dir/report"
-		echo "not impersonated: $why" >"$dir/summary"
-		echo "$name: not impersonated" >"$dir/problems"
-		return
+		# the binary is a damaged rebuild of the same text: the vcam's own
+		# rebuild of the text (tests/vcam/lsusb_rebuild.c) may be whole
+		if [ -f "$lsusb_txt" ] &&
+			"$VCAM" --descriptors "$lsusb_txt" --describe >/dev/null 2>"$dir/vcam-describe-lsusb.log"; then
+			args=(--descriptors "$lsusb_txt")
+			source=lsusb
+		else
+			local why
+			why=$(grep -m1 'cannot impersonate' "$dir/vcam-describe.log" | sed 's/.*impersonate: //')
+			[ ! -f "$lsusb_txt" ] ||
+				why="$why; from the lsusb text: $(grep -m1 'cannot impersonate' "$dir/vcam-describe-lsusb.log" | sed 's/.*impersonate: //')"
+			printf '%s\tno-parse\t-\t-\t-\t-\t-\t%s\n' "$name" "$why" >"$dir/report"
+			echo "not impersonated: $why" >"$dir/summary"
+			echo "$name: not impersonated" >"$dir/problems"
+			return
+		fi
 	fi
 	"$VCAM" --serial "$serial" "${args[@]}" 2>"$dir/vcam.log" &
 	vpid=$!
@@ -128,18 +139,15 @@ one_camera() {
 		[ -n "$knode" ] && break
 		sleep 0.1
 	done
-	if [ -z "$knode" ]; then
-		dmesg | tail -n 20 >"$dir/dmesg.log"
-		printf '%s\tparse\tno-kernel-node\t-\t-\t-\t-\tuvcvideo made no node (dmesg.log)\n' "$name" >"$dir/report"
-		echo "uvcvideo made no node" >"$dir/summary"
-		echo "$name: uvcvideo made no node" >"$dir/problems"
-		kill -TERM "$vpid" 2>/dev/null || true
-		wait "$vpid" || true
-		return
+	if [ -n "$knode" ]; then
+		views "$knode" "$dir/kernel"
+		read -r fcc size <<<"$(first_streamable "$dir/kernel.formats")" || true
+		[ -z "$fcc" ] || kcap=$(capture "$knode" "$fcc" "$size" "$tmp/k.raw")
+	else
+		# what uvcuse makes of a camera uvcvideo serves no node for is
+		# still said, but nothing can be compared
+		dmesg | tail -n 40 >"$dir/dmesg.log"
 	fi
-	views "$knode" "$dir/kernel"
-	read -r fcc size <<<"$(first_streamable "$dir/kernel.formats")" || true
-	[ -z "$fcc" ] || kcap=$(capture "$knode" "$fcc" "$size" "$tmp/k.raw")
 
 	"$UVCUSE" --serial "$serial" --name "$uname" --foreground --no-convert 2>"$dir/uvcuse.log" &
 	upid=$!
@@ -161,17 +169,30 @@ one_camera() {
 	fi
 	kill -TERM "$upid" 2>/dev/null || true
 	wait "$upid" || true
+	if [ -z "$knode" ]; then
+		local unode="uvcuse made no node either"
+		[ ! -s "$dir/uvcuse.formats" ] ||
+			unode="uvcuse serves it: $(grep -c '^\s*\[[0-9]*\]:' "$dir/uvcuse.formats") format(s), capture ${ucap} (${fcc:-none} ${size:-})"
+		printf '%s\t%s\tno-kernel-node\t-\t-\t-\t-\tuvcvideo made no node (dmesg.log); %s\n' "$name" "$source" "$unode" >"$dir/report"
+		echo "uvcvideo made no node; $unode" >"$dir/summary"
+		echo "$name: uvcvideo made no node" >>"$dir/problems"
+		kill -TERM "$vpid" 2>/dev/null || true
+		wait "$vpid" || true
+		rm -rf "$tmp"
+		return
+	fi
 	local formats ctrls info verdicts named
 	formats=$(same "$dir" "$name" formats)
 	ctrls=$(same "$dir" "$name" ctrls)
 	info=$(same "$dir" "$name" info)
 	verdicts=$(same "$dir" "$name" verdicts)
 	named=$(sort -u "$dir/kernel.named" "$dir/uvcuse.named" 2>/dev/null | paste -sd, -)
-	printf '%s\tparse\t%s\t%s\t%s\tkernel:%s uvcuse:%s %s\t%s\t%s\n' "$name" "$formats" "$ctrls" "$info" \
+	printf '%s\t%s\t%s\t%s\t%s\tkernel:%s uvcuse:%s %s\t%s\t%s\n' "$name" "$source" "$formats" "$ctrls" "$info" \
 		"$kcap" "$ucap" "${fcc:-none} ${size:-}" "$verdicts" \
 		"kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named" \
 		>"$dir/report"
 	{
+		[ "$source" = parse ] || echo "impersonated from the lsusb text (the binary dump is damaged)"
 		echo "formats $formats, controls $ctrls, info $info, capture kernel:$kcap uvcuse:$ucap (${fcc:-none} ${size:-}), compliance verdicts $verdicts"
 		echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named"
 	} >"$dir/summary"

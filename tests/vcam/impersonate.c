@@ -1,5 +1,6 @@
 /* Impersonating a real camera from its descriptor dump. See impersonate.h. */
 #include "impersonate.h"
+#include "lsusb_rebuild.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -67,17 +68,6 @@ struct lsusb_device {
 	uint8_t i_manufacturer, i_product, i_serial;
 };
 
-/* "2.00" -> 0x0200, "0.10" -> 0x0010, "1.0a" -> 0x010a: lsusb prints a
- * BCD field as %x.%02x. */
-static uint16_t parse_bcd(const char *s)
-{
-	unsigned major = 0, minor = 0;
-
-	if (sscanf(s, "%x.%2x", &major, &minor) < 1)
-		return 0;
-	return (uint16_t)((major & 0xff) << 8 | (minor & 0xff));
-}
-
 /* Field value of a line "  name   value rest" when the line's key is name. */
 static const char *field(const char *line, const char *name)
 {
@@ -122,9 +112,9 @@ static void parse_lsusb(struct vcam_impersonation *imp, const char *text, struct
 		if (!device_part) {
 			/* their fields are not the device descriptor's */
 		} else if ((v = field(line, "bcdUSB")))
-			d->bcd_usb = parse_bcd(v), d->found = true;
+			d->bcd_usb = lsusb_parse_bcd(v), d->found = true;
 		else if ((v = field(line, "bcdDevice")))
-			d->bcd_device = parse_bcd(v);
+			d->bcd_device = lsusb_parse_bcd(v);
 		else if ((v = field(line, "idVendor")))
 			d->vendor = (uint16_t)strtoul(v, NULL, 16);
 		else if ((v = field(line, "idProduct")))
@@ -538,8 +528,16 @@ int vcam_impersonate_build(const char *name, const uint8_t *config, size_t confi
 		rc = fail(err, err_cap, rc, "uvcuse's parser refuses the descriptors: %s", st.error);
 		goto out;
 	}
-	if (lsusb_text)
-		parse_lsusb(imp, lsusb_text, &dev);
+	if (lsusb_text) {
+		char *text = strdup(lsusb_text);
+		if (!text) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		lsusb_text_unbreak_spaces(text);
+		parse_lsusb(imp, text, &dev);
+		free(text);
+	}
 	imp->vendor = dev.vendor;
 	imp->product = dev.product;
 	if (!dev.found) {
@@ -587,10 +585,30 @@ int vcam_impersonate_load(const char *config_path, const char *lsusb_path,
 	char name[96];
 	snprintf(name, sizeof(name), "%s", base ? base + 1 : config_path);
 	name[strcspn(name, ".")] = 0;
+	if (lsusb_text_is_lsusb(config, config_len)) {
+		/* only the text was published: it is both the bytes and the strings */
+		uint8_t *rebuilt;
+		size_t rebuilt_len;
+		rc = lsusb_rebuild_config((const char *)config, log, opaque, &rebuilt, &rebuilt_len,
+					  err, err_cap);
+		if (rc < 0) {
+			free(config);
+			free(text);
+			return rc;
+		}
+		say(log, opaque, "lsusb text: configuration rebuilt as %zu bytes", rebuilt_len);
+		if (!text)
+			text = config;
+		else
+			free(config);
+		config = rebuilt;
+		config_len = rebuilt_len;
+	}
 	rc = vcam_impersonate_build(name, config, config_len, (const char *)text, log, opaque, out,
 				    err, err_cap);
+	if (text != config)
+		free(text);
 	free(config);
-	free(text);
 	return rc;
 }
 

@@ -55,9 +55,10 @@ struct vcam_impersonation {
 /* One line of what was invented or repaired ("no newline"). */
 typedef void vcam_impersonate_log_fn(void *opaque, const char *line);
 
-/* Reads config_path (a binary configuration descriptor) and, when not NULL,
- * lsusb_path (the same camera's `lsusb -v` text) for the device descriptor
- * and strings; without it the IDs come from a file name that starts
+/* Reads config_path (a binary configuration descriptor, or `lsusb -v` text
+ * rebuilt as bytes by lsusb_rebuild.c) and, when not NULL, lsusb_path (the
+ * same camera's `lsusb -v` text) for the device descriptor and strings; a
+ * text config_path is its own lsusb_path. Without text the IDs come from a file name that starts
  * "vvvv_pppp_" and the strings are invented. Returns 0, or a negative errno
  * with a reason in err: -EINVAL for descriptors uvcuse's parser refuses or
  * that have no streaming interface the vcam can serve. */
