@@ -202,11 +202,15 @@ static void read_string(libusb_device_handle *h, uint8_t index, char *out, size_
 }
 
 /* The VideoControl interfaces of the active configuration (libusb's cached
- * copy, no device I/O). Returns how many were stored in ifs. */
+ * copy, no device I/O): the video class's, and the vendor-specific ones of
+ * the cameras uvcvideo's device table binds so. Returns how many were
+ * stored in ifs. */
 static unsigned video_functions(libusb_device *dev, uint8_t *ifs, unsigned max)
 {
 	struct libusb_config_descriptor *cfg;
-	if (libusb_get_active_config_descriptor(dev, &cfg) < 0)
+	struct libusb_device_descriptor dd;
+	if (libusb_get_device_descriptor(dev, &dd) < 0 ||
+	    libusb_get_active_config_descriptor(dev, &cfg) < 0)
 		return 0;
 	unsigned n = 0;
 	for (unsigned i = 0; i < cfg->bNumInterfaces && n < max; i++) {
@@ -214,8 +218,12 @@ static unsigned video_functions(libusb_device *dev, uint8_t *ifs, unsigned max)
 		if (itf->num_altsetting < 1)
 			continue;
 		const struct libusb_interface_descriptor *a = &itf->altsetting[0];
-		if (a->bInterfaceClass == LIBUSB_CLASS_VIDEO &&
-		    a->bInterfaceSubClass == UVC_SC_VIDEOCONTROL)
+		if (a->bInterfaceSubClass != UVC_SC_VIDEOCONTROL)
+			continue;
+		if (a->bInterfaceClass == LIBUSB_CLASS_VIDEO ||
+		    (a->bInterfaceClass == LIBUSB_CLASS_VENDOR_SPEC &&
+		     uvc_quirks_match(dd.idVendor, dd.idProduct, dd.bcdDevice, a->bInterfaceClass,
+				      a->bInterfaceSubClass, a->bInterfaceProtocol)))
 			ifs[n++] = a->bInterfaceNumber;
 	}
 	libusb_free_config_descriptor(cfg);
@@ -698,13 +706,13 @@ uint32_t usb_camera_apply_quirks(struct usb_camera *cam, const uint32_t *overrid
 {
 	/* the VideoControl interface as the USB core offers it to uvcvideo */
 	uint8_t cls = 0x0e, sub = 1, proto = 0;
-	const uint8_t *d = cam->config;
-	for (size_t pos = 0; pos + 9 <= cam->config_len && d[pos] >= 2; pos += d[pos])
-		if (d[pos + 1] == LIBUSB_DT_INTERFACE && d[pos] >= 9 &&
-		    d[pos + 2] == cam->model->control_interface && d[pos + 3] == 0) {
-			cls = d[pos + 5];
-			sub = d[pos + 6];
-			proto = d[pos + 7];
+	const uint8_t *d;
+	for (size_t pos = 0; (d = uvc_next_descriptor(cam->config, cam->config_len, &pos));)
+		if (d[1] == LIBUSB_DT_INTERFACE && d[0] >= 9 &&
+		    d[2] == cam->model->control_interface && d[3] == 0) {
+			cls = d[5];
+			sub = d[6];
+			proto = d[7];
 			break;
 		}
 	const struct uvc_quirk_entry *e =

@@ -98,6 +98,7 @@ struct parser {
 	struct uvc_parse_status *status;
 	int want_vc;           /* the VideoControl interface to parse, -1: first */
 	bool have_vc;          /* the first VideoControl interface was seen */
+	bool vendor_class;     /* ... and it is vendor-specific (asked for by number) */
 	bool vc_done;          /* ... and a later one started: ignore it */
 	bool have_header;
 	uint8_t n_collection;  /* VC header bInCollection */
@@ -508,7 +509,14 @@ static int parse_interface(struct parser *ps, const uint8_t *d, unsigned l)
 	ps->alt = d[3];
 	ps->last_alt = NULL;
 	ps->where = IN_OTHER;
-	if (d[5] != USB_CLASS_VIDEO)
+	/* A vendor-specific interface is the camera's only when the caller
+	 * asks for it by number: uvcvideo binds such cameras by its device
+	 * table (quirks.c, VENDOR_CLASS), and then takes their streaming
+	 * interfaces by subclass whatever their class. */
+	bool vendor = d[5] == USB_CLASS_VENDOR_SPEC &&
+		      ((d[6] == UVC_SC_VIDEOCONTROL && intf == ps->want_vc) ||
+		       (d[6] == UVC_SC_VIDEOSTREAMING && ps->vendor_class));
+	if (d[5] != USB_CLASS_VIDEO && !vendor)
 		return 0;
 	if (d[6] == UVC_SC_VIDEOCONTROL) {
 		if (ps->want_vc >= 0 && intf != ps->want_vc) {
@@ -522,6 +530,7 @@ static int parse_interface(struct parser *ps, const uint8_t *d, unsigned l)
 			return 0;
 		}
 		ps->have_vc = true;
+		ps->vendor_class = vendor;
 		cam->control_interface = intf;
 		ps->where = IN_VC;
 		return 0;
@@ -798,14 +807,22 @@ const struct uvc_frame *uvc_format_find_frame(const struct uvc_format *format, u
 	return NULL;
 }
 
+const uint8_t *uvc_next_descriptor(const uint8_t *desc, size_t len, size_t *pos)
+{
+	size_t at = *pos;
+	if (at + 2 > len || desc[at] < 2 || desc[at] > len - at)
+		return NULL;
+	*pos = at + desc[at];
+	return desc + at;
+}
+
 uint8_t uvc_function_string_index(const uint8_t *desc, size_t len, uint8_t control_interface)
 {
 	uint8_t function = 0, interface = 0;
 	bool iad_found = false, if_found = false;
+	const uint8_t *d;
 
-	for (size_t pos = 0; pos + 2 <= len && desc[pos] >= 2 && pos + desc[pos] <= len;
-	     pos += desc[pos]) {
-		const uint8_t *d = desc + pos;
+	for (size_t pos = 0; (d = uvc_next_descriptor(desc, len, &pos));) {
 		if (d[1] == USB_DT_INTERFACE_ASSOCIATION && d[0] >= 8 && !iad_found &&
 		    control_interface >= d[2] && control_interface < d[2] + d[3]) {
 			iad_found = true;

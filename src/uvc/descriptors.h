@@ -151,11 +151,20 @@ int uvc_parse_descriptors(const uint8_t *desc, size_t len, struct uvc_camera **c
 
 /* The same for the video function whose VideoControl interface is
  * control_interface (a configuration can hold several, e.g. a colour and an
- * IR camera); -1 picks the first, as uvc_parse_descriptors() does. */
+ * IR camera); -1 picks the first, as uvc_parse_descriptors() does. Only by
+ * number is a vendor-specific interface (class 0xff, subclass 1) taken as
+ * the VideoControl interface, as for the cameras uvcvideo's device table
+ * binds so (uvc_quirks_match). */
 int uvc_parse_function(const uint8_t *desc, size_t len, int control_interface,
 		       struct uvc_camera **camera, struct uvc_parse_status *status);
 
 void uvc_camera_free(struct uvc_camera *camera);
+
+/* Walks a configuration descriptor: with *pos 0 at first, returns each
+ * whole descriptor in turn (bLength at least 2, inside len) and moves *pos
+ * past it; NULL at the end or at the first one that is not whole.
+ *   for (size_t pos = 0; (d = uvc_next_descriptor(desc, len, &pos));) */
+const uint8_t *uvc_next_descriptor(const uint8_t *desc, size_t len, size_t *pos);
 
 /* The string descriptor index that names the video function whose
  * VideoControl interface is control_interface: the iFunction of the

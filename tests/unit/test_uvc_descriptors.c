@@ -227,6 +227,50 @@ START_TEST(class_descriptors_after_endpoint)
 }
 END_TEST
 
+/* A camera that is UVC inside vendor-specific interfaces (class 0xff), as
+ * uvcvideo binds by its device table: not a camera unless its VideoControl
+ * interface is asked for by number, then the same camera; and the walk
+ * every helper of the configuration uses. */
+START_TEST(vendor_class_by_number)
+{
+	const struct vcam_profile *p = vcam_profile_find("default");
+	ck_assert_ptr_nonnull(p);
+	uint8_t buf[8192];
+	size_t len = build(p, buf, sizeof(buf));
+	unsigned interfaces = 0, vc = 256;
+	const uint8_t *d;
+	for (size_t pos = 0; (d = uvc_next_descriptor(buf, len, &pos));) {
+		ck_assert_uint_eq(d - buf + d[0], pos);
+		if (d[1] != USB_DT_INTERFACE)
+			continue;
+		interfaces++;
+		if (d[6] == UVC_SC_VIDEOCONTROL)
+			vc = d[2];
+		buf[d - buf + 5] = USB_CLASS_VENDOR_SPEC;
+	}
+	ck_assert_uint_ge(interfaces, 2);
+	ck_assert_uint_lt(vc, 256);
+	struct uvc_camera *cam;
+	struct uvc_parse_status st;
+	ck_assert_int_eq(parse(buf, len, &cam, &st), -EINVAL);
+	ck_assert_str_eq(st.error, "no VideoControl interface");
+	ck_assert_int_eq(uvc_parse_function(buf, len, (int)vc, &cam, &st), 0);
+	ck_assert_uint_eq(cam->control_interface, vc);
+	ck_assert_uint_eq(cam->n_streams, 1);
+	ck_assert_uint_eq(cam->streams[0].n_formats, p->n_formats);
+	uvc_camera_free(cam);
+
+	/* the walk stops at a descriptor that is not whole */
+	size_t pos = 0;
+	buf[9] = 1;
+	ck_assert_ptr_eq(uvc_next_descriptor(buf, len, &pos), buf);
+	ck_assert_ptr_null(uvc_next_descriptor(buf, len, &pos));
+	pos = 0;
+	ck_assert_ptr_null(uvc_next_descriptor(buf, 8, &pos));
+	ck_assert_uint_eq(pos, 0);
+}
+END_TEST
+
 /* -------------------------------------------------------------- malformed */
 
 static const struct vcam_profile *default_profile(void)
@@ -672,6 +716,7 @@ static Suite *uvc_descriptors_suite(void)
 	tcase_add_test(tc, vcam_profiles_round_trip);
 	tcase_add_test(tc, superspeed_uses_bytes_per_interval);
 	tcase_add_test(tc, class_descriptors_after_endpoint);
+	tcase_add_test(tc, vendor_class_by_number);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("malformed");
 	tcase_add_test(tc, truncated_at_every_offset);

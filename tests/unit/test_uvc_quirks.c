@@ -382,6 +382,39 @@ START_TEST(negotiation_quirks)
 }
 END_TEST
 
+/* The udev rule starts uvcuse for exactly the vendor-specific cameras the
+ * table binds: one line per VENDOR_CLASS entry, none other. */
+START_TEST(udev_rule_lists_vendor_class_cameras)
+{
+	const char *path = getenv("UVCUSE_UDEV_RULES");
+	ck_assert_msg(path != NULL, "UVCUSE_UDEV_RULES is not set");
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	static char rules[65536];
+	size_t n = fread(rules, 1, sizeof(rules) - 1, f);
+	rules[n] = 0;
+	fclose(f);
+	unsigned vendor_entries = 0;
+	for (unsigned i = 0; i < uvc_quirk_n_entries; i++) {
+		const struct uvc_quirk_entry *e = &uvc_quirk_entries[i];
+		if (e->if_class != VENDOR)
+			continue;
+		char line[160];
+		snprintf(line, sizeof(line),
+			 "ENV{ID_USB_INTERFACES}==\"*:ff01??:*\", ATTR{idVendor}==\"%04x\", "
+			 "ATTR{idProduct}==\"%04x\", GOTO=\"uvcuse_camera\"\n",
+			 e->vid, e->pid);
+		ck_assert_msg(strstr(rules, line), "%s: no rule line %s", e->name, line);
+		vendor_entries++;
+	}
+	unsigned lines = 0;
+	for (const char *p = rules; (p = strstr(p, "\nENV{ID_USB_INTERFACES}==\"*:ff01")); p++)
+		lines++;
+	ck_assert_uint_eq(vendor_entries, 9);
+	ck_assert_uint_eq(lines, vendor_entries);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uvc-quirks");
@@ -395,6 +428,7 @@ int main(void)
 	tcase_add_test(tc, parse_lists_and_numbers);
 	tcase_add_test(tc, apply_to_the_model);
 	tcase_add_test(tc, negotiation_quirks);
+	tcase_add_test(tc, udev_rule_lists_vendor_class_cameras);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

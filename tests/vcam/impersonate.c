@@ -174,9 +174,9 @@ static void repair_config(struct vcam_impersonation *imp, vcam_impersonate_log_f
 	/* SuperSpeed isochronous companions whose wBytesPerInterval the dump
 	 * lost (lsusb did not print it): the kernel would give the endpoint no
 	 * bandwidth at all. */
-	const uint8_t *ep = NULL;
-	for (size_t pos = 0; pos + 2 <= len && c[pos] >= 2 && pos + c[pos] <= len; pos += c[pos]) {
-		uint8_t *d = c + pos;
+	const uint8_t *ep = NULL, *walk;
+	for (size_t pos = 0; (walk = uvc_next_descriptor(c, len, &pos));) {
+		uint8_t *d = c + (walk - c); /* repaired in place */
 		if (d[1] == USB_DT_ENDPOINT && d[0] >= USB_DT_ENDPOINT_SIZE) {
 			ep = d;
 		} else if (d[1] == USB_DT_SS_ENDPOINT_COMP && d[0] >= USB_DT_SS_EP_COMP_SIZE && ep &&
@@ -205,13 +205,12 @@ static int invent_strings(struct vcam_impersonation *imp, vcam_impersonate_log_f
 	const uint8_t *c = imp->config;
 
 	refs[n++] = c[6]; /* iConfiguration */
-	for (size_t pos = 0; pos + 2 <= imp->config_len && c[pos] >= 2 &&
-			     pos + c[pos] <= imp->config_len && n < sizeof(refs);
-	     pos += c[pos]) {
-		if (c[pos + 1] == USB_DT_INTERFACE && c[pos] >= USB_DT_INTERFACE_SIZE)
-			refs[n++] = c[pos + 8];
-		else if (c[pos + 1] == USB_DT_INTERFACE_ASSOCIATION && c[pos] >= 8)
-			refs[n++] = c[pos + 7];
+	const uint8_t *d;
+	for (size_t pos = 0; n < sizeof(refs) && (d = uvc_next_descriptor(c, imp->config_len, &pos));) {
+		if (d[1] == USB_DT_INTERFACE && d[0] >= USB_DT_INTERFACE_SIZE)
+			refs[n++] = d[8];
+		else if (d[1] == USB_DT_INTERFACE_ASSOCIATION && d[0] >= 8)
+			refs[n++] = d[7];
 	}
 	for (size_t k = 0; k < n_extra && n < sizeof(refs); k++)
 		refs[n++] = extra[k];
@@ -491,10 +490,29 @@ static void make_device(struct vcam_impersonation *imp, const struct lsusb_devic
 /* Whether the configuration has SuperSpeed endpoint companions. */
 static bool has_ss_companions(const uint8_t *c, size_t len)
 {
-	for (size_t pos = 0; pos + 2 <= len && c[pos] >= 2 && pos + c[pos] <= len; pos += c[pos])
-		if (c[pos + 1] == USB_DT_SS_ENDPOINT_COMP)
+	const uint8_t *d;
+	for (size_t pos = 0; (d = uvc_next_descriptor(c, len, &pos));)
+		if (d[1] == USB_DT_SS_ENDPOINT_COMP)
 			return true;
 	return false;
+}
+
+/* The VideoControl interface to impersonate: the first of the video class
+ * (-1), else a vendor-specific one (class 0xff, subclass 1), which uvcvideo
+ * binds by its device table only (quirks.c, VENDOR_CLASS). */
+static int control_interface(const uint8_t *c, size_t len)
+{
+	const uint8_t *d;
+	int vendor = -1;
+	for (size_t pos = 0; (d = uvc_next_descriptor(c, len, &pos));) {
+		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE || d[6] != 1)
+			continue;
+		if (d[5] == USB_CLASS_VIDEO)
+			return -1;
+		if (d[5] == USB_CLASS_VENDOR_SPEC && vendor < 0)
+			vendor = d[2];
+	}
+	return vendor;
 }
 
 int vcam_impersonate_build(const char *name, const uint8_t *config, size_t config_len,
@@ -523,7 +541,11 @@ int vcam_impersonate_build(const char *name, const uint8_t *config, size_t confi
 	imp->config_len = config_len;
 	repair_config(imp, log, opaque);
 
-	rc = uvc_parse_descriptors(imp->config, imp->config_len, &imp->model, &st);
+	int vc = control_interface(imp->config, imp->config_len);
+	if (vc >= 0)
+		say(log, opaque, "VideoControl interface %d is vendor-specific (class 0xff): uvcvideo "
+				 "binds it only by its device table", vc);
+	rc = uvc_parse_function(imp->config, imp->config_len, vc, &imp->model, &st);
 	if (rc < 0) {
 		rc = fail(err, err_cap, rc, "uvcuse's parser refuses the descriptors: %s", st.error);
 		goto out;
@@ -615,14 +637,11 @@ int vcam_impersonate_load(const char *config_path, const char *lsusb_path,
 /* Whether an interface or association descriptor names string index. */
 static bool string_in_config(const struct vcam_impersonation *imp, uint8_t index)
 {
-	const uint8_t *c = imp->config;
-	for (size_t pos = 0; pos + 2 <= imp->config_len && c[pos] >= 2 &&
-			     pos + c[pos] <= imp->config_len;
-	     pos += c[pos]) {
-		if (c[pos + 1] == USB_DT_INTERFACE && c[pos] >= USB_DT_INTERFACE_SIZE &&
-		    c[pos + 8] == index)
+	const uint8_t *d;
+	for (size_t pos = 0; (d = uvc_next_descriptor(imp->config, imp->config_len, &pos));) {
+		if (d[1] == USB_DT_INTERFACE && d[0] >= USB_DT_INTERFACE_SIZE && d[8] == index)
 			return true;
-		if (c[pos + 1] == USB_DT_INTERFACE_ASSOCIATION && c[pos] >= 8 && c[pos + 7] == index)
+		if (d[1] == USB_DT_INTERFACE_ASSOCIATION && d[0] >= 8 && d[7] == index)
 			return true;
 	}
 	return false;
