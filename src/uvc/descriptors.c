@@ -437,15 +437,32 @@ static int parse_still(struct parser *ps, const uint8_t *d, unsigned l)
 	return 0;
 }
 
-static int parse_vs(struct parser *ps, const uint8_t *d, unsigned l)
+/* avail: the bytes from d to the interface's next standard descriptor,
+ * which is what uvcvideo checks a header against (not its bLength). */
+/* The bytes of the class-specific descriptors from offset i up to the next
+ * interface or endpoint descriptor: an interface's "extra" to the USB core. */
+static size_t class_run(const uint8_t *desc, size_t total, size_t i)
+{
+	size_t pos = i;
+	const uint8_t *d;
+	while ((d = uvc_next_descriptor(desc, total, &pos)))
+		if (d[1] == USB_DT_INTERFACE || d[1] == USB_DT_ENDPOINT)
+			return (size_t)(d - desc) - i;
+	return pos - i;
+}
+
+static int parse_vs(struct parser *ps, const uint8_t *d, unsigned l, size_t avail)
 {
 	struct uvc_streaming *vs = ps->vs;
 	if (l < 3)
 		return fail(ps, "VS descriptor: bLength %u < 3", l);
 	switch (d[2]) {
 	case UVC_VS_INPUT_HEADER:
-		if (l < 13 || l < 13u + (unsigned)d[3] * d[12])
+		if (avail < 13 || avail < 13u + (unsigned)d[3] * d[12])
 			return fail(ps, "VS input header: bLength %u too short", l);
+		if (l < 13u + (unsigned)d[3] * d[12])
+			warn(ps, "VS input header: bLength %u short of its %u formats' controls, "
+				 "read past it as uvcvideo does", l, d[3]);
 		/* the header names the streaming endpoint (uvcvideo streams from
 		 * it only), even when class descriptors follow an endpoint */
 		if (d[6])
@@ -665,7 +682,7 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 			else if (ps->where == IN_VC)
 				r = parse_vc(ps, d, l);
 			else if (ps->where == IN_VS)
-				r = parse_vs(ps, d, l);
+				r = parse_vs(ps, d, l, class_run(desc, total, i));
 			break;
 		default:
 			break;

@@ -328,6 +328,38 @@ START_TEST(truncated_at_every_offset)
 }
 END_TEST
 
+/* An input header whose bLength leaves out its bmaControls (199e:8302):
+ * uvcvideo checks bNumFormats x bControlSize against the interface's class
+ * bytes, not the header's bLength, and reads past it; so does the parser,
+ * with a warning. Past those bytes it is refused. */
+START_TEST(short_input_header)
+{
+	const struct vcam_profile *p = default_profile();
+	uint8_t buf[8192], out[8192];
+	size_t len = build(p, buf, sizeof(buf));
+	size_t hdr = find(buf, len, USB_DT_CS_INTERFACE, UVC_VS_INPUT_HEADER, 0);
+	unsigned cut = (unsigned)buf[hdr + 3] * buf[hdr + 12];
+	ck_assert_uint_eq(buf[hdr], 13 + cut);
+	ck_assert_uint_gt(cut, 0);
+	memcpy(out, buf, hdr + 13);
+	memcpy(out + hdr + 13, buf + hdr + 13 + cut, len - hdr - 13 - cut);
+	size_t short_len = len - cut;
+	out[hdr] = 13;
+	put16(out + 2, (unsigned)short_len);
+	put16(out + hdr + 4, (unsigned)(buf[hdr + 4] | buf[hdr + 5] << 8) - cut);
+	struct uvc_camera *cam;
+	struct uvc_parse_status st;
+	ck_assert_msg(parse(out, short_len, &cam, &st) == 0, "%s", st.error);
+	ck_assert_uint_eq(cam->streams[0].n_formats, p->n_formats);
+	ck_assert_ptr_nonnull(strstr(st.warning, "read past it"));
+	uvc_camera_free(cam);
+
+	out[hdr + 12] = 0xff; /* bControlSize: more than the interface holds */
+	ck_assert_int_eq(parse(out, short_len, &cam, &st), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(st.error, "VS input header"));
+}
+END_TEST
+
 /* Every byte of every profile's descriptor set to a few hostile values:
  * never a crash (ASan watches the heap copy), always 0 or -EINVAL. */
 START_TEST(every_byte_corrupted)
@@ -721,6 +753,7 @@ static Suite *uvc_descriptors_suite(void)
 	tc = tcase_create("malformed");
 	tcase_add_test(tc, truncated_at_every_offset);
 	tcase_add_test(tc, every_byte_corrupted);
+	tcase_add_test(tc, short_input_header);
 	tcase_add_test(tc, bad_lengths);
 	tcase_add_test(tc, bad_frames);
 	tcase_add_test(tc, format_without_frames);

@@ -193,9 +193,7 @@ static struct vcam_impersonation *load(const char *path, const char *lsusb, char
 }
 
 /* The text alone impersonates each camera the binary does, with the same
- * profile, and five whose binary is damaged: 75 of 76. Not 199e:8302 (its
- * input header is shorter than its bNumFormats needs, which uvcuse's parser
- * refuses; docs/corpus-unparsed.md). */
+ * profile, and the six whose binary is damaged: all 76. */
 START_TEST(corpus_texts_impersonate)
 {
 	struct corpus_walk w = { 0 };
@@ -232,8 +230,8 @@ START_TEST(corpus_texts_impersonate)
 	printf("impersonated: %u from the texts, %u from the binaries, %u only from the text\n",
 	       from_text, from_bin, only_text);
 	ck_assert_uint_eq(from_bin, 70);
-	ck_assert_uint_eq(only_text, 5);
-	ck_assert_uint_eq(from_text, 75);
+	ck_assert_uint_eq(only_text, 6);
+	ck_assert_uint_eq(from_text, 76);
 }
 END_TEST
 
