@@ -28,6 +28,7 @@ if [ "${1:-}" = --strict ]; then
 fi
 [ $# -gt 0 ] || fail "no camera named"
 KNOWN=$(dirname "$0")/cameras-known.tsv
+REFEREE=$(dirname "$0")/cameras-referee.tsv
 PROBLEMS=()
 SHOW_LOGS=failure
 load_modules vhci-hcd uvcvideo cuse
@@ -92,6 +93,21 @@ capture() {
 	fi
 }
 
+# kernel_node SERIAL: uvcvideo's capture node of the vcam with this serial
+# once it appears (15 s at most), or nothing.
+kernel_node() {
+	local i dev
+	for ((i = 0; i < 150; i++)); do
+		for dev in /sys/class/video4linux/video*; do
+			[ -e "$dev/index" ] && [ "$(cat "$dev/index")" = 0 ] || continue
+			[ "$(cat "$(readlink -f "$dev/device/..")/serial" 2>/dev/null)" = "$1" ] || continue
+			echo "/dev/$(basename "$dev")"
+			return
+		done
+		sleep 0.1
+	done
+}
+
 # same DIR NAME VIEW: same, differ, or explained:CAUSE (cameras-known.tsv)
 same() {
 	diff -u "$1/kernel.$3" "$1/uvcuse.$3" >"$1/$3.diff" && { echo same; return; }
@@ -106,7 +122,7 @@ same() {
 one_camera() {
 	local name=$1 serial=$2 uname=$3 dir=$OUT/$1 tmp=$WORK/$2
 	local bin=$CORPUS/bin/$1.cfg.bin lsusb_txt=$CORPUS/lsusb/$1.lsusb.txt
-	local args=(--descriptors "$bin") source=parse vpid upid knode= fcc= size= kcap=- ucap=- i dev
+	local args=(--descriptors "$bin") source=parse vpid upid knode= fcc= size= kcap=- ucap=- i
 	mkdir -p "$dir" "$tmp"
 	: >"$dir/problems"
 	[ -f "$lsusb_txt" ] && args+=(--lsusb "$lsusb_txt")
@@ -128,21 +144,25 @@ one_camera() {
 			return
 		fi
 	fi
-	"$VCAM" --serial "$serial" "${args[@]}" 2>"$dir/vcam.log" &
+	# a repair for uvcvideo's lane only (cameras-referee.tsv)
+	local referee
+	referee=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$REFEREE")
+	# shellcheck disable=SC2086 # the options are words
+	"$VCAM" --serial "$serial" "${args[@]}" $referee 2>"$dir/vcam.log" &
 	vpid=$!
-	for ((i = 0; i < 150; i++)); do
-		for dev in /sys/class/video4linux/video*; do
-			[ -e "$dev/index" ] && [ "$(cat "$dev/index")" = 0 ] || continue
-			[ "$(cat "$(readlink -f "$dev/device/..")/serial" 2>/dev/null)" = "$serial" ] || continue
-			knode=/dev/$(basename "$dev")
-		done
-		[ -n "$knode" ] && break
-		sleep 0.1
-	done
+	knode=$(kernel_node "$serial")
 	if [ -n "$knode" ]; then
 		views "$knode" "$dir/kernel"
 		read -r fcc size <<<"$(first_streamable "$dir/kernel.formats")" || true
 		[ -z "$fcc" ] || kcap=$(capture "$knode" "$fcc" "$size" "$tmp/k.raw")
+		if [ -n "$referee" ]; then # uvcuse gets the camera as it is
+			kill -TERM "$vpid" 2>/dev/null || true
+			wait "$vpid" || true
+			"$VCAM" --serial "$serial" "${args[@]}" 2>>"$dir/vcam.log" &
+			vpid=$!
+			[ -n "$(kernel_node "$serial")" ] ||
+				echo "$name: the camera did not come back without the referee's repair" >>"$dir/problems"
+		fi
 	else
 		# what uvcuse makes of a camera uvcvideo serves no node for is
 		# still said, but nothing can be compared
@@ -189,10 +209,11 @@ one_camera() {
 	named=$(sort -u "$dir/kernel.named" "$dir/uvcuse.named" 2>/dev/null | paste -sd, -)
 	printf '%s\t%s\t%s\t%s\t%s\tkernel:%s uvcuse:%s %s\t%s\t%s\n' "$name" "$source" "$formats" "$ctrls" "$info" \
 		"$kcap" "$ucap" "${fcc:-none} ${size:-}" "$verdicts" \
-		"kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named" \
+		"kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named${referee:+; uvcvideo lane repaired: $referee}" \
 		>"$dir/report"
 	{
 		[ "$source" = parse ] || echo "impersonated from the lsusb text (the binary dump is damaged)"
+		[ -z "$referee" ] || echo "uvcvideo's lane: the vcam with $referee (cameras-referee.tsv)"
 		echo "formats $formats, controls $ctrls, info $info, capture kernel:$kcap uvcuse:$ucap (${fcc:-none} ${size:-}), compliance verdicts $verdicts"
 		echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named"
 	} >"$dir/summary"

@@ -244,6 +244,37 @@ START_TEST(repairs_are_logged)
 }
 END_TEST
 
+/* --status-packet-size: 0c45:62e0's status endpoint (0x1000: 3 x 0 bytes,
+ * which the kernel refuses to submit to) made 16 bytes, logged, nothing
+ * else changed; a camera without a status endpoint says so. */
+START_TEST(status_packet_repair)
+{
+	struct vcam_impersonation *imp = impersonate("0c45_62e0_usb_2_0_camera");
+	ck_assert_uint_eq(imp->status_ep, 0x83);
+	uint8_t *before = malloc(imp->config_len);
+	memcpy(before, imp->config, imp->config_len);
+	logged = 0;
+	ck_assert_int_eq(vcam_impersonate_set_status_packet(imp, 16, count_log, NULL), 0);
+	ck_assert_uint_eq(logged, 1);
+	unsigned changed = 0;
+	for (size_t i = 0; i < imp->config_len; i++)
+		changed += imp->config[i] != before[i];
+	ck_assert_uint_eq(changed, 2); /* 0x1000 -> 0x0010: both bytes */
+	const uint8_t *d;
+	bool found = false;
+	for (size_t pos = 0; (d = uvc_next_descriptor(imp->config, imp->config_len, &pos));)
+		if (d[1] == USB_DT_ENDPOINT && d[2] == 0x83) {
+			ck_assert_uint_eq(d[4] | d[5] << 8, 16);
+			found = true;
+		}
+	ck_assert(found);
+	imp->status_ep = 0;
+	ck_assert_int_eq(vcam_impersonate_set_status_packet(imp, 16, count_log, NULL), -ENOENT);
+	free(before);
+	vcam_impersonate_free(imp);
+}
+END_TEST
+
 /* The device descriptor from lsusb's text: its device block only (not the
  * qualifier's fields), BCD in hex, "(error)" strings unreadable, and a
  * serial that shares the product's index gets an index of its own. */
@@ -362,6 +393,7 @@ int main(void)
 	tcase_add_test(tc, corpus_impersonated);
 	tcase_add_test(tc, c270_answers_as_itself);
 	tcase_add_test(tc, repairs_are_logged);
+	tcase_add_test(tc, status_packet_repair);
 	tcase_add_test(tc, unit_store);
 	tcase_add_test(tc, lsusb_device_part);
 	tcase_add_test(tc, function_string_index);

@@ -647,6 +647,25 @@ static bool string_in_config(const struct vcam_impersonation *imp, uint8_t index
 	return false;
 }
 
+int vcam_impersonate_set_status_packet(struct vcam_impersonation *imp, uint16_t size,
+				       vcam_impersonate_log_fn *log, void *opaque)
+{
+	const uint8_t *d;
+	if (!imp->status_ep)
+		return -ENOENT;
+	for (size_t pos = 0; (d = uvc_next_descriptor(imp->config, imp->config_len, &pos));) {
+		if (d[1] != USB_DT_ENDPOINT || d[0] < USB_DT_ENDPOINT_SIZE || d[2] != imp->status_ep)
+			continue;
+		uint8_t *ep = imp->config + (d - imp->config);
+		say(log, opaque, "status endpoint 0x%02x: wMaxPacketSize 0x%04x made %u", ep[2],
+		    ep[4] | ep[5] << 8, size);
+		ep[4] = (uint8_t)size;
+		ep[5] = (uint8_t)(size >> 8);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int vcam_impersonate_set_serial(struct vcam_impersonation *imp, const char *serial)
 {
 	unsigned index = imp->device[16];

@@ -77,6 +77,13 @@ void vcam_impersonate_free(struct vcam_impersonation *imp);
  * it among others; the dump's own, if any, is replaced. 0 or -ENOMEM. */
 int vcam_impersonate_set_serial(struct vcam_impersonation *imp, const char *serial);
 
+/* Makes the status (interrupt) endpoint's wMaxPacketSize size, logged: a
+ * repair for the referee's sake when the camera's own value is one the
+ * kernel refuses to submit to (0x1000 on 0c45:62e0: 3 x 0 bytes). 0, or
+ * -ENOENT when the camera has no status endpoint. */
+int vcam_impersonate_set_status_packet(struct vcam_impersonation *imp, uint16_t size,
+				       vcam_impersonate_log_fn *log, void *opaque);
+
 /* A string descriptor (index 0: the language list, US English), or -EINVAL
  * for an index the camera has no string for. */
 long vcam_impersonate_string(const struct vcam_impersonation *imp, uint8_t index, uint8_t *out,

@@ -234,6 +234,8 @@ static void usage(FILE *f)
 		"                         descriptor (binary, as ../shared/corpus/bin has them)\n"
 		"                         or its `lsusb -v` text, rebuilt as bytes; what the vcam\n"
 		"                         invents or repairs is logged\n"
+		"      --status-packet-size N  with --descriptors: the status endpoint's\n"
+		"                         wMaxPacketSize made N (a referee's repair, logged)\n"
 		"      --lsusb FILE       with --descriptors: the same camera's `lsusb -v` text,\n"
 		"                         for its device descriptor and strings (the default when\n"
 		"                         FILE is text)\n"
@@ -415,6 +417,7 @@ int main(int argc, char **argv)
 		{ "h264", required_argument, NULL, 'H' },
 		{ "descriptors", required_argument, NULL, 'I' },
 		{ "lsusb", required_argument, NULL, 'L' },
+		{ "status-packet-size", required_argument, NULL, 'P' },
 		{ "list-profiles", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -426,6 +429,7 @@ int main(int argc, char **argv)
 	bool describe_only = false;
 	const char *h264_file = NULL;
 	const char *descriptors_file = NULL, *lsusb_file = NULL;
+	unsigned status_packet_size = 0;
 	struct vcam_impersonation *imp = NULL;
 	int c;
 
@@ -482,6 +486,13 @@ int main(int argc, char **argv)
 		case 'L':
 			lsusb_file = optarg;
 			break;
+		case 'P':
+			if (parse_count("status-packet-size", optarg, &status_packet_size) ||
+			    status_packet_size > 1024) {
+				fprintf(stderr, "uvcuse-vcam: --status-packet-size: 1 to 1024\n");
+				return 2;
+			}
+			break;
 		case 'l':
 			list_profiles();
 			return 0;
@@ -501,8 +512,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (lsusb_file && !descriptors_file) {
-		fprintf(stderr, "uvcuse-vcam: --lsusb goes with --descriptors\n");
+	if ((lsusb_file || status_packet_size) && !descriptors_file) {
+		fprintf(stderr, "uvcuse-vcam: --lsusb and --status-packet-size go with --descriptors\n");
 		return 2;
 	}
 	if (descriptors_file) {
@@ -514,6 +525,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		v.profile = &imp->profile;
+		if (status_packet_size &&
+		    vcam_impersonate_set_status_packet(imp, (uint16_t)status_packet_size, log_invented,
+						       NULL) < 0) {
+			fprintf(stderr, "uvcuse-vcam: --status-packet-size: the camera has no status "
+					"endpoint\n");
+			return 2;
+		}
 		if (vcam_impersonate_set_serial(imp, v.serial) < 0) {
 			fprintf(stderr, "uvcuse-vcam: out of memory\n");
 			return 1;
