@@ -63,8 +63,27 @@ size_t picture_frame_size(enum picture_layout layout, unsigned width, unsigned h
 	case PICTURE_BGR24:
 	case PICTURE_YUV444:
 		return px * 3;
+	case PICTURE_SBGGR8:
+	case PICTURE_SGBRG8:
+	case PICTURE_SGRBG8:
+	case PICTURE_SRGGB8:
+		return px;
 	}
 	return 0;
+}
+
+int picture_bayer_colour(enum picture_layout layout, unsigned x, unsigned y)
+{
+	/* the 2x2 pattern, top row then bottom row */
+	static const uint8_t patterns[4][4] = {
+		[PICTURE_SBGGR8 - PICTURE_SBGGR8] = { 2, 1, 1, 0 },
+		[PICTURE_SGBRG8 - PICTURE_SBGGR8] = { 1, 2, 0, 1 },
+		[PICTURE_SGRBG8 - PICTURE_SBGGR8] = { 1, 0, 2, 1 },
+		[PICTURE_SRGGB8 - PICTURE_SBGGR8] = { 0, 1, 1, 2 },
+	};
+	if (layout < PICTURE_SBGGR8 || layout > PICTURE_SRGGB8)
+		return -1;
+	return patterns[layout - PICTURE_SBGGR8][(y % 2) * 2 + x % 2];
 }
 
 const char *picture_layout_name(enum picture_layout layout)
@@ -86,6 +105,14 @@ const char *picture_layout_name(enum picture_layout layout)
 		return "YUV444";
 	case PICTURE_UYVY:
 		return "UYVY";
+	case PICTURE_SBGGR8:
+		return "SBGGR8";
+	case PICTURE_SGBRG8:
+		return "SGBRG8";
+	case PICTURE_SGRBG8:
+		return "SGRBG8";
+	case PICTURE_SRGGB8:
+		return "SRGGB8";
 	}
 	return "?";
 }
@@ -352,7 +379,8 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 	const uint8_t *Y = yu12, *U = yu12 + (size_t)w * h, *V = U + (size_t)w * h / 4;
 	unsigned cw = w / 2;
 	uint8_t lt[256], ct[256];
-	bool rgb = layout == PICTURE_RGB24 || layout == PICTURE_BGR24;
+	bool rgb = layout == PICTURE_RGB24 || layout == PICTURE_BGR24 ||
+		   picture_bayer_colour(layout, 0, 0) >= 0;
 	bool jpeg_rgb = math == PICTURE_MATH_JPEGDEC || math == PICTURE_MATH_JPEGMERGED;
 	if ((math == PICTURE_MATH_JFIF && !rgb) || jpeg_rgb) {
 		picture_full_range_tables(lt, ct);
@@ -424,8 +452,12 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 		}
 		return 0;
 	case PICTURE_RGB24:
-	case PICTURE_BGR24: {
-		bool bgr = layout == PICTURE_BGR24;
+	case PICTURE_BGR24:
+	case PICTURE_SBGGR8:
+	case PICTURE_SGBRG8:
+	case PICTURE_SGRBG8:
+	case PICTURE_SRGGB8: {
+		bool bgr = layout == PICTURE_BGR24, bayer = picture_bayer_colour(layout, 0, 0) >= 0;
 		for (unsigned y = 0; y < h; y++) {
 			const uint8_t *yr = Y + (size_t)y * w, *ur = U + (size_t)(y / 2) * cw,
 				      *vr = V + (size_t)(y / 2) * cw;
@@ -449,6 +481,10 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 					cv = vr[x / 2];
 				}
 				to_rgb(math, lt[yr[x]], cu, cv, rgb);
+				if (bayer) {
+					out[(size_t)y * w + x] = rgb[picture_bayer_colour(layout, x, y)];
+					continue;
+				}
 				o[3 * x] = rgb[bgr ? 2 : 0];
 				o[3 * x + 1] = rgb[1];
 				o[3 * x + 2] = rgb[bgr ? 0 : 2];
@@ -516,6 +552,12 @@ static unsigned planes_of(enum picture_layout layout, unsigned w, unsigned h, st
 		return 1;
 	case PICTURE_YUV444:
 		p[0] = (struct plane){ 0, 3 * w, h, 3, 1, 1, 3, 0 };
+		return 1;
+	case PICTURE_SBGGR8:
+	case PICTURE_SGBRG8:
+	case PICTURE_SGRBG8:
+	case PICTURE_SRGGB8: /* every sample counts toward the bias */
+		p[0] = (struct plane){ 0, w, h, 1, 1, 1, 1, 0 };
 		return 1;
 	}
 	return 0;
@@ -662,6 +704,13 @@ double picture_mean_luma(enum picture_layout layout, const uint8_t *frame, unsig
 				29u * frame[3 * i + bi] + 128) >> 8;
 		break;
 	}
+	case PICTURE_SBGGR8: /* the mean of the samples: half of them green */
+	case PICTURE_SGBRG8:
+	case PICTURE_SGRBG8:
+	case PICTURE_SRGGB8:
+		for (size_t i = 0; i < n; i++)
+			sum += frame[i];
+		break;
 	}
 	return (double)sum / (double)n;
 }

@@ -35,7 +35,18 @@ enum picture_layout {
 	PICTURE_BGR24,  /* B G R per pixel */
 	PICTURE_YUV444, /* Y Cb Cr per pixel: a decoded JPEG */
 	PICTURE_UYVY,   /* packed 4:2:2 U Y0 V Y1 (cameras that send it) */
+	/* 8-bit Bayer mosaics (sensors that send them raw): each pixel the one
+	 * colour of its RGB (as RGB24 has it) its place in the 2x2 pattern
+	 * names, first row first */
+	PICTURE_SBGGR8,
+	PICTURE_SGBRG8,
+	PICTURE_SGRBG8,
+	PICTURE_SRGGB8,
 };
+
+/* The colour (0 R, 1 G, 2 B) a Bayer layout holds at (x, y); -1 for a
+ * layout that is not Bayer. */
+int picture_bayer_colour(enum picture_layout layout, unsigned x, unsigned y);
 
 /* How YUV values map to what the layout holds. The picture is BT.601
  * limited-range YUV; a converter may have used other arithmetic. */

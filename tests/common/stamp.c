@@ -77,7 +77,7 @@ static bool band_fits(enum picture_layout layout, unsigned w, unsigned h)
 	unsigned band = stamp_band_height(w);
 	return band && band <= h && h % 2 == 0 && w % 2 == 0 && w <= PICTURE_MAX_SIZE &&
 	       h <= PICTURE_MAX_SIZE && (uint64_t)w * h <= PICTURE_MAX_PIXELS &&
-	       layout <= PICTURE_UYVY;
+	       layout <= PICTURE_SRGGB8;
 }
 
 static bool bit_at(const uint8_t bytes[STAMP_BYTES], unsigned i)
@@ -143,6 +143,12 @@ int stamp_write(enum picture_layout layout, uint8_t *frame, unsigned w, unsigned
 				}
 				break;
 			}
+			case PICTURE_SBGGR8: /* grey: every colour the same */
+			case PICTURE_SGBRG8:
+			case PICTURE_SGRBG8:
+			case PICTURE_SRGGB8:
+				memcpy(frame + (size_t)y * w, row, w);
+				break;
 			}
 		}
 	}
@@ -161,6 +167,10 @@ static unsigned luma_at(enum picture_layout layout, const uint8_t *f, unsigned w
 	case PICTURE_NV12:
 	case PICTURE_YU12:
 	case PICTURE_YV12:
+	case PICTURE_SBGGR8: /* the band is grey: each sample is its luma */
+	case PICTURE_SGBRG8:
+	case PICTURE_SGRBG8:
+	case PICTURE_SRGGB8:
 		return f[(size_t)y * w + x];
 	case PICTURE_YUV444:
 		return f[((size_t)y * w + x) * 3];

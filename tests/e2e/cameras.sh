@@ -76,7 +76,7 @@ views() {
 first_streamable() {
 	awk '/^[ \t]*\[[0-9]+\]:/ { gsub(/\047/, "", $2); fcc = $2; first = 1; next }
 	     /Size: Discrete/ && first { print fcc, $3; first = 0 }' "$1" |
-		grep -E '^(YUYV|UYVY|NV12|MJPG|YU12|YV12|RGB3|BGR3) ' | head -n 1
+		grep -E '^(YUYV|UYVY|NV12|MJPG|YU12|YV12|RGB3|BGR3|BA81|GBRG|GRBG|RGGB) ' | head -n 1
 }
 
 # capture NODE FOURCC SIZE FILE [WRAPPER]: 30 frames through MMAP (uvcuse's

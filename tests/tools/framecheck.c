@@ -44,6 +44,10 @@ static const struct format formats[] = {
 	{ "YU12", V4L2_PIX_FMT_YUV420, v4l2_fourcc('I', '4', '2', '0'), KIND_RAW, PICTURE_YU12 },
 	{ "YV12", V4L2_PIX_FMT_YVU420, 0, KIND_RAW, PICTURE_YV12 },
 	{ "MJPEG", V4L2_PIX_FMT_MJPEG, V4L2_PIX_FMT_JPEG, KIND_MJPEG, PICTURE_YUV444 },
+	{ "SBGGR8", V4L2_PIX_FMT_SBGGR8, 0, KIND_RAW, PICTURE_SBGGR8 },
+	{ "SGBRG8", V4L2_PIX_FMT_SGBRG8, 0, KIND_RAW, PICTURE_SGBRG8 },
+	{ "SGRBG8", V4L2_PIX_FMT_SGRBG8, 0, KIND_RAW, PICTURE_SGRBG8 },
+	{ "SRGGB8", V4L2_PIX_FMT_SRGGB8, 0, KIND_RAW, PICTURE_SRGGB8 },
 };
 
 /* The maths a converter to this layout may have used, each with the
@@ -83,6 +87,12 @@ static unsigned candidates_of(enum picture_layout layout, struct candidate c[MAX
 		return 6;
 	case PICTURE_YUV444:
 		c[0] = (struct candidate){ PICTURE_MATH_JFIF, &picture_tolerance_jpeg };
+		return 1;
+	case PICTURE_SBGGR8: /* a sensor's own samples: nothing converts them */
+	case PICTURE_SGBRG8:
+	case PICTURE_SGRBG8:
+	case PICTURE_SRGGB8:
+		c[0] = (struct candidate){ PICTURE_MATH_BT601, &picture_tolerance_exact };
 		return 1;
 	}
 	return 0;
@@ -659,7 +669,9 @@ static void usage(FILE *out)
 		"Checks frames captured from uvcuse-vcam: stamp, pixels, order, freshness.\n"
 		"\n"
 		"  -f, --format F            YUYV, UYVY, NV12, RGB24 (RGB3), BGR24 (BGR3), YU12, YV12,\n"
-		"                            MJPEG (MJPG, JPEG); V4L2 fourccs and lower case too\n"
+		"                            MJPEG (MJPG, JPEG), SBGGR8 (BA81), SGBRG8 (GBRG),\n"
+		"                            SGRBG8 (GRBG), SRGGB8 (RGGB); V4L2 fourccs and lower\n"
+		"                            case too\n"
 		"  -s, --size WxH            frame size (even, 16..16384)\n"
 		"  -t, --times FILE          capture times, one per line, CLOCK_MONOTONIC:\n"
 		"                            seconds with a decimal point, or integer ns\n"

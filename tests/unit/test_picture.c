@@ -246,6 +246,28 @@ START_TEST(native_layouts_exact)
 				wrong += rgb[3 * i] != bgr[3 * i + 2] || rgb[3 * i + 2] != bgr[3 * i];
 			}
 		ck_assert_uint_eq(wrong, 0);
+		/* Bayer: each sample its pattern's colour of RGB24 (GRBG: G R / B G) */
+		static const enum picture_layout bayer[] = { PICTURE_SBGGR8, PICTURE_SGBRG8,
+							     PICTURE_SGRBG8, PICTURE_SRGGB8 };
+		static const char first_rows[4][5] = { "BGGR", "GBRG", "GRBG", "RGGB" };
+		uint8_t *mosaic = xalloc(picture_frame_size(PICTURE_SGRBG8, w, h));
+		for (size_t b = 0; b < 4; b++) {
+			ck_assert_uint_eq(picture_frame_size(bayer[b], w, h), (size_t)w * h);
+			ck_assert_int_eq(picture_convert(yu12, w, h, bayer[b], PICTURE_MATH_BT601, mosaic), 0);
+			for (unsigned y = 0; y < h; y++)
+				for (unsigned x = 0; x < w; x++) {
+					char c = first_rows[b][(y % 2) * 2 + x % 2];
+					unsigned ch = c == 'R' ? 0 : c == 'G' ? 1 : 2;
+					ck_assert_int_eq(picture_bayer_colour(bayer[b], x, y), (int)ch);
+					wrong += mosaic[(size_t)y * w + x] != rgb[((size_t)y * w + x) * 3 + ch];
+				}
+			struct picture_diff bd;
+			ck_assert_int_eq(picture_compare(bayer[b], PICTURE_MATH_BT601, mosaic, yu12, w, h, &bd), 0);
+			ck_assert_uint_eq(bd.mismatches, 0);
+		}
+		ck_assert_uint_eq(wrong, 0);
+		ck_assert_int_eq(picture_bayer_colour(PICTURE_RGB24, 0, 0), -1);
+		free(mosaic);
 		ck_assert_mem_eq(yv12 + (size_t)w * h, V, (size_t)w * h / 4);
 		ck_assert_mem_eq(yv12 + (size_t)w * h * 5 / 4, U, (size_t)w * h / 4);
 		/* YUYV rows of a 2-row pair carry the same chroma: the picture

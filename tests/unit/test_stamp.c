@@ -13,6 +13,7 @@
 static const enum picture_layout all_layouts[] = {
 	PICTURE_YUYV, PICTURE_NV12, PICTURE_YU12, PICTURE_YV12,
 	PICTURE_RGB24, PICTURE_BGR24, PICTURE_YUV444, PICTURE_UYVY,
+	PICTURE_SBGGR8, PICTURE_SGBRG8, PICTURE_SGRBG8, PICTURE_SRGGB8,
 };
 #define N_LAYOUTS (sizeof(all_layouts) / sizeof(all_layouts[0]))
 

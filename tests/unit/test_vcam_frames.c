@@ -107,14 +107,16 @@ static const unsigned raw_sizes[][2] = { { 160, 120 }, { 640, 480 }, { 1280, 720
 START_TEST(raw_frames_stamped)
 {
 	unsigned w = raw_sizes[_i][0], h = raw_sizes[_i][1];
-	/* the last five: impersonated cameras' native formats */
-	const enum vcam_pixel pixels[] = { VCAM_PIXEL_YUYV, VCAM_PIXEL_NV12, VCAM_PIXEL_YU12,
-					   VCAM_PIXEL_YV12, VCAM_PIXEL_RGB24, VCAM_PIXEL_BGR24,
-					   VCAM_PIXEL_UYVY };
-	const enum picture_layout layouts[] = { PICTURE_YUYV, PICTURE_NV12, PICTURE_YU12,
-						PICTURE_YV12, PICTURE_RGB24, PICTURE_BGR24,
-						PICTURE_UYVY };
-	for (size_t k = 0; k < 7; k++) {
+	/* from YU12 on: impersonated cameras' native formats */
+	const enum vcam_pixel pixels[] = { VCAM_PIXEL_YUYV,   VCAM_PIXEL_NV12,	 VCAM_PIXEL_YU12,
+					   VCAM_PIXEL_YV12,   VCAM_PIXEL_RGB24,	 VCAM_PIXEL_BGR24,
+					   VCAM_PIXEL_UYVY,   VCAM_PIXEL_SBGGR8, VCAM_PIXEL_SGBRG8,
+					   VCAM_PIXEL_SGRBG8, VCAM_PIXEL_SRGGB8 };
+	const enum picture_layout layouts[] = { PICTURE_YUYV,	PICTURE_NV12,	PICTURE_YU12,
+						PICTURE_YV12,	PICTURE_RGB24,	PICTURE_BGR24,
+						PICTURE_UYVY,	PICTURE_SBGGR8, PICTURE_SGBRG8,
+						PICTURE_SGRBG8, PICTURE_SRGGB8 };
+	for (size_t k = 0; k < sizeof(pixels) / sizeof(pixels[0]); k++) {
 		struct vcam_frames *f = vcam_frames_new(pixels[k], w, h, -20);
 		ck_assert_ptr_nonnull(f);
 		size_t size = picture_frame_size(layouts[k], w, h);

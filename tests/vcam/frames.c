@@ -87,8 +87,8 @@ struct vcam_frames {
 	uint8_t *out;
 	size_t out_cap;
 
-	/* RGB24/BGR24: the stamp band drawn in YU12 and converted, as a camera
-	 * converting its sensor's YUV would (the checker expects that) */
+	/* RGB24/BGR24 and Bayer: the stamp band drawn in YU12 and converted, as
+	 * a camera converting its sensor's YUV would (the checker expects that) */
 	uint8_t *rgb_band_yu12, *rgb_band;
 	unsigned rgb_band_rows; /* at least 16: the picture's smallest size */
 
@@ -677,6 +677,14 @@ static enum picture_layout raw_layout(enum vcam_pixel pixel)
 		return PICTURE_BGR24;
 	case VCAM_PIXEL_UYVY:
 		return PICTURE_UYVY;
+	case VCAM_PIXEL_SBGGR8:
+		return PICTURE_SBGGR8;
+	case VCAM_PIXEL_SGBRG8:
+		return PICTURE_SGBRG8;
+	case VCAM_PIXEL_SGRBG8:
+		return PICTURE_SGRBG8;
+	case VCAM_PIXEL_SRGGB8:
+		return PICTURE_SRGGB8;
 	default:
 		return PICTURE_YUYV;
 	}
@@ -706,7 +714,8 @@ struct vcam_frames *vcam_frames_new(enum vcam_pixel pixel, unsigned width, unsig
 	f->frame_size = vcam_pixel_opaque_bits(pixel)
 				? (size_t)width * height * vcam_pixel_opaque_bits(pixel) / 8
 				: picture_frame_size(f->layout, width, height);
-	if (f->layout == PICTURE_RGB24 || f->layout == PICTURE_BGR24) {
+	if (f->layout == PICTURE_RGB24 || f->layout == PICTURE_BGR24 ||
+	    picture_bayer_colour(f->layout, 0, 0) >= 0) {
 		unsigned band = stamp_band_height(width);
 		f->rgb_band_rows = band < PICTURE_MIN_SIZE ? PICTURE_MIN_SIZE : (band + 1) / 2 * 2;
 		f->rgb_band_yu12 = calloc(1, picture_frame_size(PICTURE_YU12, width, f->rgb_band_rows));
@@ -918,7 +927,8 @@ const uint8_t *vcam_frames_get(struct vcam_frames *f, uint32_t sequence, uint64_
 			errno = -err;
 			return NULL;
 		}
-		memcpy(ph->data, f->rgb_band, (size_t)w * stamp_band_height(w) * 3);
+		size_t row_bytes = picture_frame_size(f->layout, w, rows) / rows;
+		memcpy(ph->data, f->rgb_band, row_bytes * stamp_band_height(w));
 		*length = ph->len;
 		return ph->data;
 	}

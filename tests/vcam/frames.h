@@ -26,9 +26,13 @@ enum vcam_pixel {
 	VCAM_PIXEL_RGB24,
 	VCAM_PIXEL_BGR24,
 	VCAM_PIXEL_UYVY,
-	/* formats the test picture has no layout for (UYVY, GREY, Y16, Bayer,
-	 * ...): frames of the right length, grey, without a stamp; 8, 12, 16
-	 * or 24 bits per pixel */
+	VCAM_PIXEL_SBGGR8, /* 8-bit Bayer mosaics of the test picture */
+	VCAM_PIXEL_SGBRG8,
+	VCAM_PIXEL_SGRBG8,
+	VCAM_PIXEL_SRGGB8,
+	/* formats the test picture has no layout for (GREY, Y16, 10-bit Bayer,
+	 * ...): frames of the right length, grey, without a stamp; 8, 12, 16,
+	 * 24 or 32 bits per pixel */
 	VCAM_PIXEL_OPAQUE8,
 	VCAM_PIXEL_OPAQUE12,
 	VCAM_PIXEL_OPAQUE16,

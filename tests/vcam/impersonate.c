@@ -248,6 +248,14 @@ static enum vcam_pixel pixel_of(const struct uvc_format *f)
 		return VCAM_PIXEL_BGR24;
 	case V4L2_PIX_FMT_UYVY:
 		return VCAM_PIXEL_UYVY;
+	case V4L2_PIX_FMT_SBGGR8:
+		return VCAM_PIXEL_SBGGR8;
+	case V4L2_PIX_FMT_SGBRG8:
+		return VCAM_PIXEL_SGBRG8;
+	case V4L2_PIX_FMT_SGRBG8:
+		return VCAM_PIXEL_SGRBG8;
+	case V4L2_PIX_FMT_SRGGB8:
+		return VCAM_PIXEL_SRGGB8;
 	case V4L2_PIX_FMT_H264:
 		return VCAM_PIXEL_H264;
 	default:
