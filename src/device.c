@@ -203,6 +203,7 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 	const struct uvc_format *format = node_current_fmt(&dev->node)->format;
 	uvc_assembler_reset(&dev->assembler);
 	dev->assembler.drop_errors = true; /* as uvcvideo without nodrop */
+	dev->assembler.no_fid = usb_camera_model(dev->cam)->quirks & UVC_QUIRK_STREAM_NO_FID;
 	uvc_assembler_set_expected(&dev->assembler,
 				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?
 					   0 :

@@ -201,9 +201,12 @@ static void payload_data(struct uvc_assembler *a, const uint8_t *p, size_t n)
 		return;
 	if (!a->frame.active) {
 		if (a->last_fid == (int)a->hdr.fid) {
-			/* The rest of a finished frame: wait for the FID to toggle. */
+			/* The rest of a finished frame: wait for the FID to toggle
+			 * (a camera that never toggles it: for the EOF). */
 			a->stats.payloads_skipped++;
 			a->in_payload = false;
+			if (a->no_fid && a->hdr.eof)
+				a->last_fid = !a->hdr.fid;
 			return;
 		}
 		/* after a bulk payload lost between frames: a payload of the
@@ -241,8 +244,12 @@ static void payload_end(struct uvc_assembler *a)
 		return;
 	a->in_payload = false;
 	if (a->frame.active) {
-		if (a->hdr.eof)
+		if (a->hdr.eof) {
 			frame_complete(a, true);
+			/* as uvcvideo: the next payload, same FID, is a new frame */
+			if (a->no_fid)
+				a->last_fid = !a->hdr.fid;
+		}
 	} else if (a->hdr.error && a->last_fid != (int)a->hdr.fid) {
 		/* Header-only ERR ahead of the next frame's data. */
 		a->pending_err_fid = a->hdr.fid;

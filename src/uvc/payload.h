@@ -115,6 +115,8 @@ struct uvc_assembler {
 	/* options, set by the caller after init */
 	bool drop_errors;
 	size_t expected;            /* 0: compressed/variable size */
+	bool no_fid;                /* UVC_QUIRK_STREAM_NO_FID: the camera never
+				     * toggles FID, a frame ends at EOF only */
 	/* private */
 	uvc_frame_cb cb;
 	void *opaque;

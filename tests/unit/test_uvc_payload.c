@@ -515,6 +515,45 @@ START_TEST(sync_rules)
 }
 END_TEST
 
+/* UVC_QUIRK_STREAM_NO_FID: a camera that never toggles FID. Without the
+ * quirk only its first frame passes (the rest look like the tail of a
+ * finished frame); with it each EOF ends a frame and the next payload
+ * starts one, and an EOF among skipped payloads resynchronises. */
+START_TEST(stream_no_fid)
+{
+	struct sink s;
+	sink_init(&s, 100, true);
+	pkt(&s, 0, "ab");
+	pkt(&s, UVC_STREAM_EOF, "c");
+	pkt(&s, 0, "de");
+	pkt(&s, UVC_STREAM_EOF, "f");
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.a.stats.payloads_skipped, 2);
+	sink_free(&s);
+
+	sink_init(&s, 100, true);
+	s.a.no_fid = true;
+	pkt(&s, 0, "ab");
+	pkt(&s, UVC_STREAM_EOF, "c");
+	pkt(&s, 0, "de");
+	pkt(&s, UVC_STREAM_EOF, "f");
+	pkt(&s, UVC_STREAM_EOF, "g");
+	ck_assert_uint_eq(s.n, 3);
+	check_frame(&s, 0, (const uint8_t *)"abc", 3, 0, 0);
+	check_frame(&s, 1, (const uint8_t *)"def", 3, 1, 0);
+	check_frame(&s, 2, (const uint8_t *)"g", 1, 2, 0);
+	ck_assert_uint_eq(s.a.stats.payloads_skipped, 0);
+	/* a restart forgets the FID: the first payload after it is taken */
+	uvc_assembler_reset(&s.a);
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	ck_assert(s.a.no_fid);
+	pkt(&s, 0, "h");
+	pkt(&s, UVC_STREAM_EOF, "i");
+	check_frame(&s, 3, (const uint8_t *)"hi", 2, 0, 0);
+	sink_free(&s);
+}
+END_TEST
+
 START_TEST(err_flagged_or_dropped)
 {
 	struct sink s;
@@ -818,6 +857,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, bulk_bad_header_between_frames);
 	tcase_add_test(t, fid_toggle_without_eof);
 	tcase_add_test(t, sync_rules);
+	tcase_add_test(t, stream_no_fid);
 	tcase_add_test(t, err_flagged_or_dropped);
 	tcase_add_test(t, err_header_only_before_frame);
 	tcase_add_test(t, overflow);
