@@ -10,6 +10,7 @@
 #include <linux/uvcvideo.h>
 
 #include "convert/catalogue.h"
+#include "uvc/quirks.h"
 #include "v4l2/conv_formats.h"
 #include "v4l2/node_call.h"
 #include "v4l2/node_priv.h"
@@ -368,7 +369,12 @@ static int probe_choice(struct node *n, const struct uvc_probe *want,
 		if (!out->max_video_frame_size)
 			out->max_video_frame_size = n->run.probe.max_video_frame_size;
 	} else {
-		int err = camera_probe(n, want, out);
+		struct uvc_probe asked = *want;
+		/* uvcvideo's PROBE_EXTRAFIELDS: cameras that stall on a probe
+		 * whose dwMaxVideoFrameSize is 0 get the current one */
+		if (n->stream->quirks & UVC_QUIRK_PROBE_EXTRAFIELDS)
+			asked.max_video_frame_size = node_current_fmt(n)->probe.max_video_frame_size;
+		int err = camera_probe(n, &asked, out);
 		if (err)
 			return err;
 	}

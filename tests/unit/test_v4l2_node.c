@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "node_fixture.h"
 #include "unit_run.h"
+#include "uvc/quirks.h"
 #include "vcam_fixture.h"
 #include "v4l2/node.h"
 
@@ -305,6 +306,26 @@ END_TEST
  * rule picks and answer the destination's layout; G_FMT, the buffers and
  * STREAMON follow; S_PARM may move the source (raw at the interval, else
  * MJPEG). Without conversion, RGB3 is unknown as on uvcvideo. */
+/* uvcvideo's PROBE_EXTRAFIELDS: the probe of a TRY_FMT carries the current
+ * dwMaxVideoFrameSize instead of 0. */
+START_TEST(probe_extrafields)
+{
+	struct node_file f;
+	node_open(&n, &f);
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_G_FMT, &fmt), 0);
+	fmt.fmt.pix.width = 320;
+	fmt.fmt.pix.height = 240;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_FMT, &fmt), 0);
+	ck_assert_uint_eq(fake.last_want.max_video_frame_size, 0);
+	camera->streams[0].quirks |= UVC_QUIRK_PROBE_EXTRAFIELDS;
+	ck_assert_int_eq(ioctl_(&f, VIDIOC_TRY_FMT, &fmt), 0);
+	ck_assert_uint_eq(fake.last_want.max_video_frame_size, 640 * 480 * 2);
+	ck_assert_uint_eq(fake.probes, 2);
+	node_release(&n, &f);
+}
+END_TEST
+
 START_TEST(converted_format_negotiated)
 {
 	struct node_file f;
@@ -1721,6 +1742,7 @@ int main(void)
 	tcase_add_test(tc, priority);
 	tcase_add_test(tc, inputs);
 	tcase_add_test(tc, formats_negotiated_with_camera);
+	tcase_add_test(tc, probe_extrafields);
 	tcase_add_test(tc, converted_format_negotiated);
 	tcase_add_test(tc, converted_source_follows_interval);
 	tcase_add_test(tc, frame_rate);
