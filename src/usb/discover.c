@@ -496,6 +496,10 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	if (st.n_warnings)
 		log_warn("%s: descriptor: %u warnings, last: %s", id->port_path, st.n_warnings,
 			st.warning);
+	int speed = libusb_get_device_speed(dev);
+	for (unsigned i = 0; i < cam->model->n_streams; i++)
+		cam->model->streams[i].full_speed = speed != LIBUSB_SPEED_UNKNOWN &&
+						    speed <= LIBUSB_SPEED_FULL;
 	cam->id.function_index = uvc_function_string_index(desc, len, cam->model->control_interface);
 	read_string(cam->handle, cam->id.function_index, cam->id.function, sizeof(cam->id.function));
 	r = claim(cam, cam->model->control_interface, err, errlen);

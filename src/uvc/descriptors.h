@@ -96,6 +96,9 @@ struct uvc_alt {
 
 struct uvc_streaming {
 	uint32_t quirks;               /* the camera's (uvc/quirks.h), for the negotiation */
+	bool full_speed;               /* the camera runs at 12 Mbit/s or less (1 ms
+					* frames, not 125 us microframes); set by
+					* whoever opens it, for FIX_BANDWIDTH */
 	uint8_t interface;
 	uint8_t endpoint;              /* 0 when none was found */
 	enum uvc_transfer transfer;

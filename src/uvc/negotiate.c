@@ -65,8 +65,9 @@ unsigned uvc_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
 	}
 	/* FIX_BANDWIDTH: cameras that ask for their largest alternate setting
 	 * whatever the format; uvcvideo estimates uncompressed streams itself,
-	 * at (micro)frame rate (high speed and faster, as every vhci and
-	 * modern port), plus a 12-byte header, and never below 1024 bytes. */
+	 * per service interval (a 125 us microframe at high speed and faster,
+	 * a 1 ms frame at full speed), plus a 12-byte header, and never below
+	 * 1024 bytes. */
 	/* (uvcvideo: more than one alternate setting, alt 0 included; our
 	 * list leaves alt 0 out. Uncompressed: every format without
 	 * UVC_FMT_FLAG_COMPRESSED, fixed-size frame-based ones too.) */
@@ -78,7 +79,10 @@ unsigned uvc_probe_fixup(const struct uvc_streaming *vs, struct uvc_probe *p)
 							  : fr->range.min;
 		uint64_t bw = (uint64_t)fr->width * fr->height / 8 * fmt->bpp;
 		bw *= 10000000u / (interval ? interval : 1) + 1;
-		bw = bw / 1000 / 8 + 12;
+		bw /= 1000;
+		if (!vs->full_speed)
+			bw /= 8;
+		bw += 12;
 		p->max_payload_transfer_size = bw < 1024 ? 1024 : (uint32_t)bw;
 		fixed |= UVC_FIXUP_BANDWIDTH;
 	}

@@ -126,7 +126,7 @@
 /* What uvcuse does with, in src/uvc/ (quirks.c, negotiate.c, payload.c)
  * and at start-up: probe_minmax, probe_def, probe_extrafields (v4l2/node.c:
  * a format's probe carries the current dwMaxVideoFrameSize), fix_bandwidth
- * (at high speed and above), restrict_frame_rate, force_y8, force_bpp,
+ * (per microframe, per frame at full speed), restrict_frame_rate, force_y8, force_bpp,
  * stream_no_fid (the frame assembler), ignore_selector_unit (uvcuse never
  * addresses a selector unit: one input, as with the quirk; a selector with
  * several inputs is one input short of uvcvideo without it), and the

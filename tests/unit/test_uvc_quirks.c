@@ -378,6 +378,15 @@ START_TEST(negotiation_quirks)
 	/* 640 * 480 / 8 * 16 * (30 + 1) / 1000 / 8 + 12 */
 	ck_assert_uint_eq(got.max_payload_transfer_size, 2392);
 	ck_assert(notes.fixed & UVC_FIXUP_BANDWIDTH);
+	/* at full speed per 1 ms frame: eight times that, less the header's share */
+	make_camera();
+	alts[1].bytes = 20000;
+	stream.full_speed = true;
+	uvc_quirks_apply(&camera, NULL, UVC_QUIRK_FIX_BANDWIDTH);
+	ck_assert_int_eq(uvc_probe_negotiate(&stream, 0x0100, greedy_camera, NULL, &want, &got,
+					     &notes), 0);
+	ck_assert_uint_eq(got.max_payload_transfer_size, 19046 + 12);
+	stream.full_speed = false;
 	alts[1].bytes = 1024;
 }
 END_TEST
