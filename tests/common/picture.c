@@ -391,31 +391,22 @@ int picture_convert(const uint8_t *yu12, unsigned w, unsigned h, enum picture_la
 
 	switch (layout) {
 	case PICTURE_YUYV:
+	case PICTURE_UYVY: {
+		/* packed 4:2:2, luma first (YUYV) or chroma first (UYVY) */
+		unsigned luma = layout == PICTURE_UYVY, chroma = !luma;
 		for (unsigned y = 0; y < h; y++) {
 			const uint8_t *yr = Y + (size_t)y * w, *ur = U + (size_t)(y / 2) * cw,
 				      *vr = V + (size_t)(y / 2) * cw;
 			uint8_t *o = out + (size_t)y * w * 2;
 			for (unsigned x = 0; x < cw; x++) {
-				o[4 * x] = lt[yr[2 * x]];
-				o[4 * x + 1] = ct[ur[x]];
-				o[4 * x + 2] = lt[yr[2 * x + 1]];
-				o[4 * x + 3] = ct[vr[x]];
+				o[4 * x + luma] = lt[yr[2 * x]];
+				o[4 * x + chroma] = ct[ur[x]];
+				o[4 * x + 2 + luma] = lt[yr[2 * x + 1]];
+				o[4 * x + 2 + chroma] = ct[vr[x]];
 			}
 		}
 		return 0;
-	case PICTURE_UYVY:
-		for (unsigned y = 0; y < h; y++) {
-			const uint8_t *yr = Y + (size_t)y * w, *ur = U + (size_t)(y / 2) * cw,
-				      *vr = V + (size_t)(y / 2) * cw;
-			uint8_t *o = out + (size_t)y * w * 2;
-			for (unsigned x = 0; x < cw; x++) {
-				o[4 * x] = ct[ur[x]];
-				o[4 * x + 1] = lt[yr[2 * x]];
-				o[4 * x + 2] = ct[vr[x]];
-				o[4 * x + 3] = lt[yr[2 * x + 1]];
-			}
-		}
-		return 0;
+	}
 	case PICTURE_NV12: {
 		for (size_t i = 0; i < (size_t)w * h; i++)
 			out[i] = lt[Y[i]];
