@@ -17,6 +17,16 @@ check "stray argument" 2 "unexpected argument" "$vcam" extra
 check "bad --error-every" 2 "error-every" "$vcam" --error-every 0
 check "bad --corrupt-jpeg-every" 2 "corrupt-jpeg-every" "$vcam" --corrupt-jpeg-every x
 check "bad --ctrl-delay-ms" 2 "ctrl-delay-ms" "$vcam" --ctrl-delay-ms 0
+check "--status-packet-size alone" 2 "go with --descriptors" "$vcam" --status-packet-size 16
+check "bad --status-packet-size" 2 "status-packet-size" "$vcam" --status-packet-size 5000
+if [ -n "${UVC_CORPUS:-}" ]; then
+	# a camera from its lsusb text alone, its status endpoint repaired
+	check "--descriptors TEXT" 0 "^format YUYV 640x480 30.000$" \
+		"$vcam" --descriptors "$UVC_CORPUS/lsusb/0c45_62e0_usb_2_0_camera.lsusb.txt" --describe
+	check "--status-packet-size logged" 0 "wMaxPacketSize 0x1000 made 16" \
+		"$vcam" --descriptors "$UVC_CORPUS/lsusb/0c45_62e0_usb_2_0_camera.lsusb.txt" \
+		--status-packet-size 16 --describe
+fi
 if [ -e /sys/devices/platform/vhci_hcd.0/attach ]; then
 	echo "skip: vhci-hcd is loaded here, not testing its absence"
 else
