@@ -230,6 +230,30 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 	return 0;
 }
 
+static void on_restored(void *opaque, int result, const uint8_t *answer)
+{
+	(void)opaque, (void)answer;
+	if (result < 0) /* uvcvideo ignores it too: the camera keeps its own value */
+		log_warn("restoring a control after the stream start: %s", strerror(-result));
+}
+
+/* UVC_QUIRK_RESTORE_CTRLS_ON_INIT: cameras that reset some controls when
+ * they start streaming get back every one an app changed, as uvcvideo
+ * sends them after its URBs (uvc_ctrl_restore_values). */
+static void restore_controls(struct device *dev)
+{
+	struct ctrls_request r;
+	const uint8_t *bytes;
+	unsigned sent = 0;
+	for (unsigned i = 0; ctrls_restore_next(&dev->node.ctrls, i, &r, &bytes); i = r.ctrl + 1) {
+		if (usb_ctrl_submit(dev->cam, UVC_SET_CUR, r.entity, r.selector, bytes, r.size,
+				    on_restored, dev, NULL) == 0)
+			sent++;
+	}
+	if (sent)
+		log_info("restore_ctrls_on_init: %u controls sent again", sent);
+}
+
 /* The camera took the commit (or refused it, result < size): the stream
  * starts, or what waited for it (STREAMON, read(), poll()) hears why not. */
 static void on_committed(void *opaque, int result, const uint8_t *answer)
@@ -246,6 +270,8 @@ static void on_committed(void *opaque, int result, const uint8_t *answer)
 		err = usb_stream_start(dev->cam, 0, probe, &dev->assembler, on_stream_error, dev);
 		if (err)
 			log_error("cannot start the stream: %s", strerror(-err));
+		else if (usb_camera_model(dev->cam)->quirks & UVC_QUIRK_RESTORE_CTRLS_ON_INIT)
+			restore_controls(dev);
 	}
 	if (err == -ENODEV && dev->linger) {
 		device_camera_unplugged(dev); /* answers the STREAMONs: on after a replug */

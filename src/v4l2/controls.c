@@ -799,7 +799,25 @@ void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result)
 	u = &c->uvc[ctrl];
 	if (result < 0 && u->dirty && u->size)
 		memcpy(dat(u, CTRLS_CUR), dat(u, CTRLS_BACKUP), u->size);
+	if (result >= 0 && u->dirty)
+		u->modified = true;
 	u->dirty = false;
+}
+
+int ctrls_restore_next(const struct ctrls *c, unsigned from, struct ctrls_request *r,
+		       const uint8_t **bytes)
+{
+	for (unsigned i = from; i < c->n_uvc; i++) {
+		const struct ctrls_uvc *u = &c->uvc[i];
+		/* the bytes of a SET_CUR that succeeded are CUR, loaded or not */
+		if (!u->modified || !u->info || !(u->flags & UVC_CTRL_FLAG_RESTORE))
+			continue;
+		*r = (struct ctrls_request){ .ctrl = i, .entity = u->entity, .selector = u->selector,
+					     .query = UVC_SET_CUR, .size = u->size };
+		*bytes = cdat(u, CTRLS_CUR);
+		return 1;
+	}
+	return 0;
 }
 
 void ctrls_rollback(struct ctrls *c)

@@ -95,6 +95,8 @@ struct ctrls_uvc {
 	bool info_done;      /* GET_INFO answered (or failed: table flags kept) */
 	bool loaded;         /* CUR is valid */
 	bool dirty;          /* CUR staged by ctrls_set, not yet committed */
+	bool modified;       /* an app's SET_CUR of it succeeded (uvcvideo's
+			      * ctrl->modified: what RESTORE_CTRLS_ON_INIT sends) */
 	uint8_t have;        /* which of MIN, MAX, RES, DEF arrived (bit per enum) */
 	uint8_t data[CTRLS_N_DATA][CTRLS_MAX_BYTES];
 	uint8_t *xdata;      /* controls above CTRLS_MAX_BYTES: CTRLS_N_DATA * size bytes */
@@ -229,6 +231,14 @@ void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result);
 
 /* Drops every staged value. */
 void ctrls_rollback(struct ctrls *c);
+
+/* uvcvideo's uvc_ctrl_restore_values: the next control, from index from,
+ * that an app changed and whose table entry says restore (standard
+ * controls only), with its current bytes for a SET_CUR; 1, or 0 when none
+ * is left. For cameras that lose them when they start streaming
+ * (UVC_QUIRK_RESTORE_CTRLS_ON_INIT). */
+int ctrls_restore_next(const struct ctrls *c, unsigned from, struct ctrls_request *r,
+		       const uint8_t **bytes);
 
 /* Ends a G/S/TRY_EXT_CTRLS: controls that update themselves or cannot be
  * read are loaded again when next needed. */

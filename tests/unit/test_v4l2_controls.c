@@ -613,6 +613,43 @@ START_TEST(read_only_and_errors)
 }
 END_TEST
 
+/* RESTORE_CTRLS_ON_INIT's list (uvcvideo's uvc_ctrl_restore_values): the
+ * controls an app set successfully, once each, with their current bytes;
+ * not those whose SET_CUR failed, nor those never set. */
+START_TEST(restore_list)
+{
+	struct rig *g = rig_new(vcam_profile_find("default"));
+	struct ctrls_request r;
+	const uint8_t *bytes;
+
+	probe(g);
+	ck_assert_int_eq(ctrls_restore_next(&g->c, 0, &r, &bytes), 0);
+	int32_t v = 32;
+	ck_assert_int_eq(set1(g, V4L2_CID_BRIGHTNESS, &v), 0);
+	v = 33;
+	ck_assert_int_eq(set1(g, V4L2_CID_BRIGHTNESS, &v), 0);
+	/* a SET_CUR the camera refuses is not remembered */
+	int32_t c = 20;
+	int ret;
+	RUN(g, ctrls_set(&g->c, V4L2_CID_CONTRAST, &c));
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(ctrls_commit_next(&g->c, 0, &r, &bytes), 1);
+	ctrls_commit_done(&g->c, r.ctrl, -EPIPE);
+	ctrls_rollback(&g->c);
+
+	unsigned n = 0;
+	for (unsigned i = 0; ctrls_restore_next(&g->c, i, &r, &bytes); i = r.ctrl + 1) {
+		ck_assert_uint_eq(r.query, UVC_SET_CUR);
+		ck_assert_uint_eq(r.selector, UVC_PU_BRIGHTNESS_CONTROL);
+		ck_assert_uint_eq(r.size, 2);
+		ck_assert_mem_eq(bytes, ((uint8_t[]){ 33, 0 }), 2);
+		n++;
+	}
+	ck_assert_uint_eq(n, 1);
+	rig_free(g);
+}
+END_TEST
+
 /* The requests uvcvideo makes, in its order: a queryctrl of a slave reads
  * the master's GET_CUR, then the slave's GET_DEF, MIN, MAX, RES; once. */
 START_TEST(request_order)
@@ -947,6 +984,7 @@ static Suite *suite(void)
 	tcase_add_test(t, set_reaches_camera);
 	tcase_add_test(t, auto_clusters);
 	tcase_add_test(t, read_only_and_errors);
+	tcase_add_test(t, restore_list);
 	tcase_add_test(t, request_order);
 	tcase_add_test(t, xu_query_rules);
 	tcase_add_test(t, xu_map_rules);
