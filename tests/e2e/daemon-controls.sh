@@ -3,7 +3,8 @@
 # extension unit controls through uvcvideo's own ioctls (UVCIOC_CTRL_QUERY,
 # UVCIOC_CTRL_MAP, driven by uvcuse-xuctl: the same answers, and the mapped
 # controls listed the same), the camera's own changes reported on its status
-# endpoint arriving as control events, and VIDIOC_LOG_STATUS.
+# endpoint arriving as control events, VIDIOC_LOG_STATUS, and the
+# restore_ctrls_on_init quirk.
 # Usage (in the guest): daemon-controls.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -94,5 +95,25 @@ step "SIGTERM: node removed, camera given back to uvcvideo"
 uvcuse_stop "$NAME"
 KNODE=$(video_node "$SERIAL" 15)
 echo "uvcvideo bound the camera again: $KNODE"
+
+step "uvcvideo's restore_ctrls_on_init quirk: a camera that forgets a control when it starts streaming gets it back"
+vcam_stop_last
+SERIAL=C-rst
+vcam_start "$SERIAL" --profile default --reset-on-stream
+video_node "$SERIAL" >/dev/null
+uvcuse_start "$SERIAL" "$NAME" --quirks restore_ctrls_on_init
+v4l2-ctl -d "$NODE" -c brightness=17 || fail "brightness=17"
+before=$(seen "brightness = 17")
+[ "$before" -ge 1 ] || fail "the camera did not get brightness 17"
+timeout 60 "$UVCUSE_RUN" v4l2-ctl -d "$NODE" --stream-mmap --stream-count=3 --stream-to=/dev/null ||
+	fail "a 3-frame capture"
+[ "$(seen "brightness = 0")" -ge 1 ] || fail "the camera did not forget its brightness"
+grep -qE "restore_ctrls_on_init: [0-9]+ controls sent again" "$WORK/uvcuse.log" ||
+	{ tail -n 20 "$WORK/uvcuse.log"; fail "uvcuse did not restore the control"; }
+after=$(seen "brightness = 17")
+[ "$after" -gt "$before" ] || fail "the camera did not get brightness 17 again ($before, then $after)"
+v4l2-ctl -d "$NODE" -C brightness | grep -qx "brightness: 17" || fail "brightness does not read 17"
+echo "the camera went back to brightness 0 at the stream start; uvcuse sent 17 again"
+uvcuse_stop "$NAME"
 echo
 echo "daemon controls: $STEPS steps passed"

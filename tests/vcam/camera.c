@@ -401,6 +401,13 @@ static bool acquire_frames(struct vcam_camera *cam, uint64_t now_ns)
 
 static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 {
+	if (cam->cfg.reset_on_stream) {
+		uint8_t def[2];
+		if (vcam_controls_request(cam->controls, VCAM_ENTITY_PROCESSING, UVC_GET_DEF,
+					  UVC_PU_BRIGHTNESS_CONTROL, def, 2) == 2)
+			vcam_controls_request(cam->controls, VCAM_ENTITY_PROCESSING, UVC_SET_CUR,
+					      UVC_PU_BRIGHTNESS_CONTROL, def, 2);
+	}
 	const struct uvc_probe *p = active_probe(cam);
 	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
 	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);

@@ -51,6 +51,10 @@ struct vcam_camera_config {
 	 * endpoint 0 answers the requests after them in order, behind them. */
 	unsigned ctrl_delay_ms;
 	bool ctrl_hang;
+	/* the camera sets its brightness back to the default whenever it
+	 * starts streaming (as the C920 does to its exposure: uvcvideo's
+	 * RESTORE_CTRLS_ON_INIT quirk) */
+	bool reset_on_stream;
 	/* SET_CUR of probe and commit is answered this late (ms), holding
 	 * endpoint 0's later answers behind it as well */
 	unsigned stream_delay_ms;

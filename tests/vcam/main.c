@@ -223,6 +223,8 @@ static void usage(FILE *f)
 		"      --fault-every N    which frames --payload-fault hits (default 5)\n"
 		"      --ctrl-delay-ms N  answer GET_CUR/SET_CUR of unit controls N ms late\n"
 		"      --ctrl-hang        never answer them (the host's timeout fires)\n"
+		"      --reset-on-stream  brightness back to its default whenever streaming\n"
+		"                         starts (a camera that needs restore_ctrls_on_init)\n"
 		"      --stream-delay-ms N  answer SET_CUR of probe and commit N ms late\n"
 		"      --request-fault F[,F...]  faulty answers on endpoint 0 and the status\n"
 		"                         endpoint: ctrl-stall (unit GET_CUR and SET_CUR),\n"
@@ -416,6 +418,7 @@ int main(int argc, char **argv)
 		{ "payload-fault", required_argument, NULL, 'F' },
 		{ "fault-every", required_argument, NULL, 'N' },
 		{ "ctrl-hang", no_argument, NULL, 'Z' },
+		{ "reset-on-stream", no_argument, NULL, 'B' },
 		{ "stream-delay-ms", required_argument, NULL, 'W' },
 		{ "request-fault", required_argument, NULL, 'R' },
 		{ "h264", required_argument, NULL, 'H' },
@@ -463,6 +466,9 @@ int main(int argc, char **argv)
 		case 'W':
 			if (parse_count("stream-delay-ms", optarg, &cfg.stream_delay_ms))
 				return 2;
+			break;
+		case 'B':
+			cfg.reset_on_stream = true;
 			break;
 		case 'Z':
 			cfg.ctrl_hang = true;
