@@ -108,6 +108,22 @@ kernel_node() {
 	done
 }
 
+# usb_device SERIAL: true once the USB device with this serial is there and
+# a driver (uvcvideo) has bound one of its interfaces (15 s at most).
+usb_device() {
+	local i dev intf
+	for ((i = 0; i < 150; i++)); do
+		for dev in /sys/bus/usb/devices/*; do
+			[ "$(cat "$dev/serial" 2>/dev/null)" = "$1" ] || continue
+			for intf in "$dev":*; do
+				[ -e "$intf/driver" ] && return 0
+			done
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
 # same DIR NAME VIEW: same, differ, or explained:CAUSE (cameras-known.tsv)
 same() {
 	diff -u "$1/kernel.$3" "$1/uvcuse.$3" >"$1/$3.diff" && { echo same; return; }
@@ -160,7 +176,8 @@ one_camera() {
 			wait "$vpid" || true
 			"$VCAM" --serial "$serial" "${args[@]}" 2>>"$dir/vcam.log" &
 			vpid=$!
-			[ -n "$(kernel_node "$serial")" ] ||
+			# (uvcvideo may make no node of it as it is: the device itself)
+			usb_device "$serial" ||
 				echo "$name: the camera did not come back without the referee's repair" >>"$dir/problems"
 		fi
 	else

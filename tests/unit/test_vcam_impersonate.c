@@ -275,6 +275,54 @@ START_TEST(status_packet_repair)
 }
 END_TEST
 
+/* --class-first: 054c:0b7f puts its VS class descriptors after its bulk
+ * endpoint and SuperSpeed companion, where uvcvideo does not look; moved
+ * in front of the endpoint, the same bytes, the same camera to uvcuse's
+ * parser; a camera without such descriptors is left alone. */
+START_TEST(class_descriptors_first)
+{
+	char txt[4096], err[256];
+	snprintf(txt, sizeof(txt), "%s/../lsusb/054c_0b7f_sony_corp.lsusb.txt", corpus_dir());
+	struct vcam_impersonation *imp = NULL;
+	ck_assert_int_eq(vcam_impersonate_load(txt, NULL, count_log, NULL, &imp, err, sizeof(err)), 0);
+	uint8_t *before = malloc(imp->config_len);
+	memcpy(before, imp->config, imp->config_len);
+	logged = 0;
+	ck_assert_int_eq(vcam_impersonate_class_first(imp, count_log, NULL), 1);
+	ck_assert_uint_eq(logged, 1);
+	ck_assert(memcmp(before, imp->config, imp->config_len) != 0);
+	/* the same bytes in another order */
+	unsigned counts[2][256] = { { 0 } };
+	for (size_t i = 0; i < imp->config_len; i++)
+		counts[0][before[i]]++, counts[1][imp->config[i]]++;
+	ck_assert_mem_eq(counts[0], counts[1], sizeof(counts[0]));
+	/* in the streaming interface, no endpoint before a class descriptor */
+	const uint8_t *d;
+	bool vs = false, endpoint = false;
+	for (size_t pos = 0; (d = uvc_next_descriptor(imp->config, imp->config_len, &pos));) {
+		if (d[1] == USB_DT_INTERFACE)
+			vs = d[6] == 2, endpoint = false;
+		else if (vs && d[1] == USB_DT_ENDPOINT)
+			endpoint = true;
+		else if (vs && d[1] == USB_DT_CS_INTERFACE)
+			ck_assert(!endpoint);
+	}
+	struct uvc_camera *a, *b;
+	ck_assert_int_eq(uvc_parse_descriptors(before, imp->config_len, &a, NULL), 0);
+	ck_assert_int_eq(uvc_parse_descriptors(imp->config, imp->config_len, &b, NULL), 0);
+	ck_assert_uint_eq(a->streams[0].n_formats, b->streams[0].n_formats);
+	ck_assert_uint_eq(a->streams[0].endpoint, b->streams[0].endpoint);
+	uvc_camera_free(a);
+	uvc_camera_free(b);
+	free(before);
+	vcam_impersonate_free(imp);
+
+	imp = impersonate("046d_0825_webcam_c270");
+	ck_assert_int_eq(vcam_impersonate_class_first(imp, count_log, NULL), 0);
+	vcam_impersonate_free(imp);
+}
+END_TEST
+
 /* The device descriptor from lsusb's text: its device block only (not the
  * qualifier's fields), BCD in hex, "(error)" strings unreadable, and a
  * serial that shares the product's index gets an index of its own. */
@@ -394,6 +442,7 @@ int main(void)
 	tcase_add_test(tc, c270_answers_as_itself);
 	tcase_add_test(tc, repairs_are_logged);
 	tcase_add_test(tc, status_packet_repair);
+	tcase_add_test(tc, class_descriptors_first);
 	tcase_add_test(tc, unit_store);
 	tcase_add_test(tc, lsusb_device_part);
 	tcase_add_test(tc, function_string_index);

@@ -674,6 +674,54 @@ int vcam_impersonate_set_status_packet(struct vcam_impersonation *imp, uint16_t 
 	return -ENOENT;
 }
 
+int vcam_impersonate_class_first(struct vcam_impersonation *imp, vcam_impersonate_log_fn *log,
+				 void *opaque)
+{
+	const uint8_t *c = imp->config, *d, *e;
+	size_t len = imp->config_len, o = 0, pos = 0;
+	uint8_t *out = malloc(len);
+	int moved = 0;
+
+	if (!out)
+		return -ENOMEM;
+	while ((d = uvc_next_descriptor(c, len, &pos))) {
+		memcpy(out + o, d, d[0]);
+		o += d[0];
+		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE || d[6] != 2 /* VS */)
+			continue;
+		/* the interface's run, up to the next interface descriptor: its
+		 * class descriptors first, then its endpoints and the rest */
+		size_t run = pos, end = pos, next = pos;
+		while ((e = uvc_next_descriptor(c, len, &next)) && e[1] != USB_DT_INTERFACE)
+			end = next;
+		bool other = false, late = false;
+		for (size_t p = run; (e = uvc_next_descriptor(c, end, &p));) {
+			if (e[1] != USB_DT_CS_INTERFACE) {
+				other = true;
+				continue;
+			}
+			late |= other;
+			memcpy(out + o, e, e[0]);
+			o += e[0];
+		}
+		for (size_t p = run; (e = uvc_next_descriptor(c, end, &p));)
+			if (e[1] != USB_DT_CS_INTERFACE) {
+				memcpy(out + o, e, e[0]);
+				o += e[0];
+			}
+		if (late) {
+			moved++;
+			say(log, opaque, "VS interface %u alternate setting %u: class descriptors moved "
+					 "in front of its endpoint", d[2], d[3]);
+		}
+		pos = end;
+	}
+	if (moved) /* the bytes walked, rearranged; anything past them as it was */
+		memcpy(imp->config, out, o);
+	free(out);
+	return moved;
+}
+
 int vcam_impersonate_set_serial(struct vcam_impersonation *imp, const char *serial)
 {
 	unsigned index = imp->device[16];

@@ -84,6 +84,14 @@ int vcam_impersonate_set_serial(struct vcam_impersonation *imp, const char *seri
 int vcam_impersonate_set_status_packet(struct vcam_impersonation *imp, uint16_t size,
 				       vcam_impersonate_log_fn *log, void *opaque);
 
+/* Moves the class-specific descriptors of each streaming interface that
+ * follow its endpoint (and SuperSpeed companion) in front of it, logged: a
+ * repair for the referee's sake, since uvcvideo looks for them right after
+ * the interface or the endpoint, not after a companion (054c:0b7f).
+ * Returns how many interfaces were rearranged, or -ENOMEM. */
+int vcam_impersonate_class_first(struct vcam_impersonation *imp, vcam_impersonate_log_fn *log,
+				 void *opaque);
+
 /* A string descriptor (index 0: the language list, US English), or -EINVAL
  * for an index the camera has no string for. */
 long vcam_impersonate_string(const struct vcam_impersonation *imp, uint8_t index, uint8_t *out,

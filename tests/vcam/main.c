@@ -238,6 +238,9 @@ static void usage(FILE *f)
 		"                         invents or repairs is logged\n"
 		"      --status-packet-size N  with --descriptors: the status endpoint's\n"
 		"                         wMaxPacketSize made N (a referee's repair, logged)\n"
+		"      --class-first      with --descriptors: streaming interfaces' class\n"
+		"                         descriptors moved in front of their endpoint (a\n"
+		"                         referee's repair, logged)\n"
 		"      --lsusb FILE       with --descriptors: the same camera's `lsusb -v` text,\n"
 		"                         for its device descriptor and strings (the default when\n"
 		"                         FILE is text)\n"
@@ -425,6 +428,7 @@ int main(int argc, char **argv)
 		{ "descriptors", required_argument, NULL, 'I' },
 		{ "lsusb", required_argument, NULL, 'L' },
 		{ "status-packet-size", required_argument, NULL, 'P' },
+		{ "class-first", no_argument, NULL, 'K' },
 		{ "list-profiles", no_argument, NULL, 'l' },
 		{ "describe", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -437,6 +441,7 @@ int main(int argc, char **argv)
 	const char *h264_file = NULL;
 	const char *descriptors_file = NULL, *lsusb_file = NULL;
 	unsigned status_packet_size = 0;
+	bool class_first = false;
 	struct vcam_impersonation *imp = NULL;
 	int c;
 
@@ -496,6 +501,9 @@ int main(int argc, char **argv)
 		case 'L':
 			lsusb_file = optarg;
 			break;
+		case 'K':
+			class_first = true;
+			break;
 		case 'P':
 			if (parse_count("status-packet-size", optarg, &status_packet_size) ||
 			    status_packet_size > 1024) {
@@ -522,8 +530,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if ((lsusb_file || status_packet_size) && !descriptors_file) {
-		fprintf(stderr, "uvcuse-vcam: --lsusb and --status-packet-size go with --descriptors\n");
+	if ((lsusb_file || status_packet_size || class_first) && !descriptors_file) {
+		fprintf(stderr, "uvcuse-vcam: --lsusb, --status-packet-size and --class-first go with "
+				"--descriptors\n");
 		return 2;
 	}
 	if (descriptors_file) {
@@ -541,6 +550,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "uvcuse-vcam: --status-packet-size: the camera has no status "
 					"endpoint\n");
 			return 2;
+		}
+		if (class_first && vcam_impersonate_class_first(imp, log_invented, NULL) < 0) {
+			fprintf(stderr, "uvcuse-vcam: out of memory\n");
+			return 1;
 		}
 		if (vcam_impersonate_set_serial(imp, v.serial) < 0) {
 			fprintf(stderr, "uvcuse-vcam: out of memory\n");
