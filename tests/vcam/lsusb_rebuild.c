@@ -126,39 +126,39 @@ static int hex_digit(int c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Appends hex byte pairs ("20 41 01") to the descriptor; returns how many. */
-static unsigned put_hex_bytes(struct rebuild *r, const char *s)
+/* The next hex byte pair of a dump at *s, moving past it: 0..255; -1 at
+ * the end of the line, -2 at anything else. */
+static int next_hex_byte(const char **s)
 {
-	unsigned n = 0;
+	const char *p = *s;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*s = p;
+	if (!*p || *p == '\r' || *p == '\n')
+		return -1;
+	int hi = hex_digit(p[0]), lo = hi < 0 ? -1 : hex_digit(p[1]);
+	if (hi < 0 || lo < 0 || (p[2] && !isspace((unsigned char)p[2])))
+		return -2;
+	*s = p + 2;
+	return hi << 4 | lo;
+}
 
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
-		if (hi < 0 || lo < 0 || (s[2] && !isspace((unsigned char)s[2])))
-			return n;
-		put(r, (uint64_t)(hi << 4 | lo), 1);
-		n++;
-		s += 2;
-	}
+/* Appends a dump's hex byte pairs ("20 41 01") to the descriptor, up to
+ * the first thing that is not one. */
+static void put_hex_bytes(struct rebuild *r, const char *s)
+{
+	int b;
+	while ((b = next_hex_byte(&s)) >= 0)
+		put(r, (uint64_t)b, 1);
 }
 
 /* A line made only of hex byte pairs: a hex dump's continuation. */
 static bool is_hex_line(const char *s)
 {
-	bool any = false;
-
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!*s || *s == '\r' || *s == '\n')
-			return any;
-		if (hex_digit(s[0]) < 0 || hex_digit(s[1]) < 0 ||
-		    (s[2] && !isspace((unsigned char)s[2])))
-			return false;
-		any = true;
-		s += 2;
-	}
+	int b, n = 0;
+	while ((b = next_hex_byte(&s)) >= 0)
+		n++;
+	return b == -1 && n > 0;
 }
 
 /* GUID digits, in the byte order the usbutils version printed them. */
