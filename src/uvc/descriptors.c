@@ -437,8 +437,6 @@ static int parse_still(struct parser *ps, const uint8_t *d, unsigned l)
 	return 0;
 }
 
-/* avail: the bytes from d to the interface's next standard descriptor,
- * which is what uvcvideo checks a header against (not its bLength). */
 /* The bytes of the class-specific descriptors from offset i up to the next
  * interface or endpoint descriptor: an interface's "extra" to the USB core. */
 static size_t class_run(const uint8_t *desc, size_t total, size_t i)
@@ -451,6 +449,9 @@ static size_t class_run(const uint8_t *desc, size_t total, size_t i)
 	return pos - i;
 }
 
+/* avail: the bytes from d to the interface's next standard descriptor
+ * (class_run), which is what uvcvideo checks an input header against, not
+ * its bLength; only an input header needs it. */
 static int parse_vs(struct parser *ps, const uint8_t *d, unsigned l, size_t avail)
 {
 	struct uvc_streaming *vs = ps->vs;
@@ -682,7 +683,8 @@ static int parse_all(struct parser *ps, const uint8_t *desc, size_t len)
 			else if (ps->where == IN_VC)
 				r = parse_vc(ps, d, l);
 			else if (ps->where == IN_VS)
-				r = parse_vs(ps, d, l, class_run(desc, total, i));
+				r = parse_vs(ps, d, l,
+					     d[2] == UVC_VS_INPUT_HEADER ? class_run(desc, total, i) : l);
 			break;
 		default:
 			break;
