@@ -126,16 +126,15 @@
 /* What uvcuse does with, in src/uvc/ (quirks.c, negotiate.c, payload.c)
  * and at start-up: probe_minmax, probe_def, probe_extrafields (v4l2/node.c:
  * a format's probe carries the current dwMaxVideoFrameSize), fix_bandwidth
- * (per microframe, per frame at full speed), restrict_frame_rate, force_y8, force_bpp,
- * stream_no_fid (the frame assembler), restore_ctrls_on_init (device.c:
- * the controls apps set are sent again once the stream has started),
- * ignore_selector_unit (uvcuse never
- * addresses a selector unit: one input, as with the quirk; a selector with
- * several inputs is one input short of uvcvideo without it), and the
- * entries' bcdUVC and power line mapping. The others are accepted and
- * logged as not applied (UVC_QUIRKS_APPLIED); status_interval cannot be: the
- * kernel schedules a usbfs interrupt transfer by the endpoint's own
- * bInterval. */
+ * (per microframe, per frame at full speed), restrict_frame_rate, force_y8,
+ * force_bpp, stream_no_fid (the frame assembler), restore_ctrls_on_init
+ * (device.c: the controls apps set are sent again once the stream has
+ * started), ignore_selector_unit (uvcuse never addresses a selector unit:
+ * one input, as with the quirk; a selector with several inputs is one input
+ * short of uvcvideo without it), and the entries' bcdUVC and power line
+ * mapping. The others are accepted and logged as not applied
+ * (UVC_QUIRKS_APPLIED); status_interval cannot be: the kernel schedules a
+ * usbfs interrupt transfer by the endpoint's own bInterval. */
 #define UVC_QUIRKS_APPLIED 0x00001fb6u
 
 /* uvcvideo 6.1's quirk bits, same values (its quirks= module parameter

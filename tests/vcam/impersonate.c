@@ -513,7 +513,8 @@ static int control_interface(const uint8_t *c, size_t len)
 	const uint8_t *d;
 	int vendor = -1;
 	for (size_t pos = 0; (d = uvc_next_descriptor(c, len, &pos));) {
-		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE || d[6] != 1)
+		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE ||
+		    d[6] != UVC_SC_VIDEOCONTROL)
 			continue;
 		if (d[5] == USB_CLASS_VIDEO)
 			return -1;
@@ -687,7 +688,8 @@ int vcam_impersonate_class_first(struct vcam_impersonation *imp, vcam_impersonat
 	while ((d = uvc_next_descriptor(c, len, &pos))) {
 		memcpy(out + o, d, d[0]);
 		o += d[0];
-		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE || d[6] != 2 /* VS */)
+		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE ||
+		    d[6] != UVC_SC_VIDEOSTREAMING)
 			continue;
 		/* the interface's run, up to the next interface descriptor: its
 		 * class descriptors first, then its endpoints and the rest */
