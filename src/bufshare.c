@@ -39,6 +39,7 @@ struct bufshare {
 	int fd;
 	char path[UVCUSE_SOCKET_PATH_MAX];
 	bufshare_lookup_cb lookup;
+	bufshare_channel_cb channel;
 	void *ctx;
 	struct token *tokens;
 	size_t n_tokens, cap_tokens;
@@ -187,7 +188,8 @@ int bufshare_authorize(struct bufshare *bs, const struct uvcuse_buf_request *req
 
 /* --- connections ------------------------------------------------------- */
 
-static void conn_close(struct conn *c)
+/* Forgets the connection; its fd stays open when keep_fd (a channel's). */
+static void conn_drop(struct conn *c, bool keep_fd)
 {
 	struct bufshare *bs = c->bs;
 	for (size_t i = 0; i < BUFSHARE_MAX_CONNS; i++)
@@ -195,32 +197,59 @@ static void conn_close(struct conn *c)
 			bs->conns[i] = NULL;
 	if (bs->loop)
 		loop_remove(bs->loop, c->fd);
-	close(c->fd);
+	if (!keep_fd)
+		close(c->fd);
 	free(c);
 }
 
-static void send_reply(struct conn *c, int status, int memfd, uint64_t size)
+static void conn_close(struct conn *c)
 {
-	struct uvcuse_buf_reply r = { .magic = UVCUSE_MAGIC, .status = status, .size = size };
-	struct iovec iov = { &r, sizeof(r) };
+	conn_drop(c, false);
+}
+
+ssize_t bufshare_send(int sock, const void *msg, size_t len, int fd)
+{
+	struct iovec iov = { (void *)msg, len };
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (status == 0) {
+	if (fd >= 0) {
 		m.msg_control = u.buf;
 		m.msg_controllen = sizeof(u.buf);
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
-	/* A fresh SEQPACKET connection has room for one small message; a
-	 * client that went away costs nothing (no SIGPIPE). */
-	if (sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-		log_debug("buffer socket: reply to pid %d lost: %s", (int)c->pid, strerror(errno));
+	/* never blocks the loop; a peer that went away costs nothing (no SIGPIPE) */
+	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void send_reply_fd(int fd, pid_t pid, int status, int memfd, uint64_t size)
+{
+	struct uvcuse_buf_reply r = { .magic = UVCUSE_MAGIC, .status = status, .size = size };
+	/* A fresh SEQPACKET connection has room for one small message. */
+	if (bufshare_send(fd, &r, sizeof(r), status == 0 ? memfd : -1) < 0)
+		log_debug("buffer socket: reply to pid %d lost: %s", (int)pid, strerror(errno));
+}
+
+static void send_reply(struct conn *c, int status, int memfd, uint64_t size)
+{
+	send_reply_fd(c->fd, c->pid, status, memfd, size);
+}
+
+int bufshare_seal(int memfd)
+{
+	/* The app gets a writable fd: seal the size so it cannot shrink the
+	 * memory under the daemon's writes (SIGBUS). Idempotent. */
+	if (fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		log_warn("buffer socket: cannot seal buffer memory: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
 }
 
 static int serve(struct conn *c, const struct uvcuse_buf_request *req, int *memfd,
@@ -234,12 +263,9 @@ static int serve(struct conn *c, const struct uvcuse_buf_request *req, int *memf
 	err = bs->lookup(bs->ctx, file, req->offset, req->length, memfd);
 	if (err < 0)
 		return err;
-	/* The app gets a writable fd: seal the size so it cannot shrink the
-	 * memory under the daemon's writes (SIGBUS). Idempotent. */
-	if (fcntl(*memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
-		log_warn("buffer socket: cannot seal buffer memory: %s", strerror(errno));
-		return -EIO;
-	}
+	err = bufshare_seal(*memfd);
+	if (err < 0)
+		return err;
 	struct stat st;
 	if (fstat(*memfd, &st) < 0)
 		return -EIO;
@@ -266,10 +292,28 @@ static void on_conn(void *data, uint32_t events)
 	int memfd = -1;
 	uint64_t size = 0;
 	int status = bufshare_parse_request(msg.buf, (size_t)n, &req);
-	if (status < 0)
+	if (status < 0) {
 		log_warn("buffer socket: malformed request from pid %d", (int)c->pid);
-	else
+	} else if (req.offset == UVCUSE_CHANNEL_OFFSET) {
+		/* the connection becomes the file's fast-path channel */
+		void *file;
+		struct bufshare *bs = c->bs;
+		status = bufshare_authorize(bs, &req, c->pid, c->uid, &file);
+		if (status == 0 && !bs->channel)
+			status = -EOPNOTSUPP;
+		if (status == 0) {
+			int fd = c->fd;
+			pid_t pid = c->pid;
+			conn_drop(c, true); /* off the loop, fd kept */
+			status = bs->channel(bs->ctx, file, fd, pid);
+			send_reply_fd(fd, pid, status, -1, 0);
+			if (status < 0)
+				close(fd);
+			return;
+		}
+	} else {
 		status = serve(c, &req, &memfd, &size);
+	}
 	send_reply(c, status, memfd, size);
 	conn_close(c); /* one request per connection */
 }
@@ -484,6 +528,11 @@ void bufshare_free(struct bufshare *bs)
 	unlink(bs->path);
 	free(bs->tokens);
 	free(bs);
+}
+
+void bufshare_set_channel(struct bufshare *bs, bufshare_channel_cb channel)
+{
+	bs->channel = channel;
 }
 
 const char *bufshare_path(const struct bufshare *bs)

@@ -29,6 +29,12 @@ struct bufshare;
 typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64_t length,
 				  int *memfd);
 
+/* A request for UVCUSE_CHANNEL_OFFSET, authorized for 'file': the owner
+ * takes the connection fd (of process pid, off bufshare's watch) as the
+ * file's fast-path channel and returns 0, or returns -errno leaving fd
+ * alone. bufshare then sends the answer on fd (and closes it on failure). */
+typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid);
+
 /* Tokens a file may hold unused; the oldest is dropped beyond. */
 #define BUFSHARE_TOKENS_PER_FILE 8
 /* Connections waiting for their request; a new one is refused beyond
@@ -49,6 +55,8 @@ typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64
  * (-ENAMETOOLONG, -EACCES...), logged. */
 int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 		 bufshare_lookup_cb lookup, void *ctx, struct bufshare **out);
+/* Without it, a channel request is refused (-EOPNOTSUPP). */
+void bufshare_set_channel(struct bufshare *bs, bufshare_channel_cb channel);
 /* Stops listening, removes the socket, forgets every token. */
 void bufshare_free(struct bufshare *bs);
 const char *bufshare_path(const struct bufshare *bs);
@@ -67,6 +75,12 @@ int bufshare_hello(struct bufshare *bs, void *file, pid_t pid, uid_t uid,
  * Returns 0 or -errno (e.g. -EPERM: the daemon may not chown to that
  * group). */
 int bufshare_follow_node(struct bufshare *bs, const char *node_path);
+/* Sends one message on sock with fd (>= 0) passed along, without blocking
+ * and without SIGPIPE: sendmsg's answer. */
+ssize_t bufshare_send(int sock, const void *msg, size_t len, int fd);
+/* Seals memfd's size before it goes to an app (which could shrink it
+ * under the daemon's writes). 0 or -EIO (logged). */
+int bufshare_seal(int memfd);
 /* file was released: its tokens die. */
 void bufshare_forget(struct bufshare *bs, void *file);
 

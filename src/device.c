@@ -18,6 +18,7 @@
 #include <linux/version.h>
 
 #include "bufshare.h"
+#include "channel.h"
 #include "cuse/cuse.h"
 #include "log.h"
 #include "convert_stream.h"
@@ -78,7 +79,7 @@ static const struct vq_mem_ops mem_ops = { .alloc = mem_alloc, .release = mem_re
 
 /* The preload library's mmap (bufshare): the memfd of the MMAP buffer at
  * offset, for the queue's owner only. */
-static int buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd)
+int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd)
 {
 	(void)ctx;
 	struct dev_file *df = file;
@@ -546,6 +547,8 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)(dev->assembler.stats.frames_no_buffer +
 					 dev->frames_no_app_buffer), conv,
 		    dev->stream_failed ? "; stream failed" : "");
+	status_line(&sl, "requests: %llu through CUSE, %llu through the fast path",
+		    (unsigned long long)dev->cuse_requests, (unsigned long long)dev->chan_requests);
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
@@ -554,9 +557,23 @@ static void op_log_status(void *opaque)
 
 /* --- cuse ops: requests of the apps ------------------------------------ */
 
-static bool nonblocking(const struct dev_file *df)
+bool device_file_nonblocking(const struct dev_file *df)
 {
 	return df->cuse && (cuse_file_flags(df->cuse) & O_NONBLOCK);
+}
+
+static bool nonblocking(const struct dev_file *df)
+{
+	return device_file_nonblocking(df);
+}
+
+void device_parked_fail(struct parked *p, int err)
+{
+	if (p->chan)
+		channel_answer(p->chan, -err, &p->arg.buf, -1);
+	else
+		cuse_reply_error(p->req, err);
+	free(p);
 }
 
 static void park(struct dev_file *df, struct parked *p)
@@ -645,6 +662,11 @@ static void answer_parked(struct device *dev, struct dev_file *df, struct parked
 	if (res == NODE_WAIT) {
 		p->next = df->parked;
 		df->parked = p;
+		return;
+	}
+	if (p->chan) {
+		device_channel_reply(dev, df, p->chan, p->cmd, &p->arg.buf, res);
+		free(p);
 		return;
 	}
 	reply_ioctl(dev, df, p->req, p->cmd, &p->arg, res, data, len);
@@ -886,11 +908,11 @@ static void op_release(void *ctx, void *data)
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
+	device_channels_close(df);
 	while (df->parked) { /* CUSE answers every request before release */
 		struct parked *p = df->parked;
 		df->parked = p->next;
-		cuse_reply_error(p->req, EINTR);
-		free(p);
+		device_parked_fail(p, EINTR);
 	}
 	if (dev->bufshare)
 		bufshare_forget(dev->bufshare, df);
@@ -944,6 +966,7 @@ static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int c
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
+	dev->cuse_requests++;
 	if (dev->unplugged) {
 		cuse_reply_error(req, ENODEV);
 		return;
@@ -1035,6 +1058,7 @@ static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, of
 	struct dev_file *df = data;
 	const uint8_t *buf;
 	size_t len;
+	dev->cuse_requests++;
 	if (dev->unplugged) {
 		cuse_reply_error(req, ENODEV);
 		return;
@@ -1064,6 +1088,7 @@ static unsigned op_poll(void *ctx, void *data, unsigned requested)
 {
 	struct device *dev = ctx;
 	struct dev_file *df = data;
+	dev->cuse_requests++;
 	if (dev->unplugged) /* as v4l2_poll on an unregistered node */
 		return POLLERR | POLLHUP | POLLPRI;
 	return node_poll(&dev->node, &df->nf, requested);
@@ -1306,8 +1331,10 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 void device_share_buffers(struct device *dev, struct loop *loop, const char *name)
 {
 	/* Without the socket the node still serves read() and USERPTR. */
-	if (bufshare_new(loop, NULL, name, buf_lookup, dev, &dev->bufshare) < 0)
+	if (bufshare_new(loop, NULL, name, device_buf_lookup, dev, &dev->bufshare) < 0)
 		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
+	else
+		bufshare_set_channel(dev->bufshare, device_channel_open);
 }
 
 void device_free(struct device *dev)
@@ -1336,6 +1363,7 @@ void device_free(struct device *dev)
 	while (dev->files) {
 		struct dev_file *df = dev->files;
 		dev->files = df->next;
+		device_channels_close(df);
 		while (df->parked) {
 			struct parked *p = df->parked;
 			df->parked = p->next;

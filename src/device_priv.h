@@ -18,6 +18,7 @@
 #include "v4l2/node.h"
 
 struct bufshare;
+struct channel;
 struct cuse_file;
 struct cuse_req;
 struct cuse_server;
@@ -30,7 +31,8 @@ struct usb_ctx;
 /* A request waiting for a frame or an event: a blocking DQBUF, the first
  * chunk of a blocking read(), a blocking DQEVENT. */
 struct parked {
-	struct cuse_req *req;
+	struct cuse_req *req;   /* NULL: a fast-path request, answered on chan */
+	struct channel *chan;
 	bool is_read;
 	bool streamon;          /* a STREAMON: answered once the camera took the commit */
 	bool staged;            /* UVCUSE_IOC_DQBUF_STAGED: no frame bytes in the reply */
@@ -101,8 +103,13 @@ struct camera_call {
 	struct camera_call *next;
 };
 
+/* Fast-path channels one open file may have (one per process using it
+ * through the preload library); more go through CUSE. */
+#define DEV_FILE_CHANNELS 8
+
 struct dev_file {
 	struct device *dev;
+	struct channel *chans[DEV_FILE_CHANNELS];
 	struct cuse_file *cuse;   /* NULL once released while its call ran on */
 	bool releasing;           /* released: freed when its call ends */
 	struct node_file nf;
@@ -142,6 +149,9 @@ struct device {
 	bool stream_failed;
 	bool unplugged; /* seen (by the stream or the status endpoint), said once */
 	uint64_t frames, frames_error;
+	/* requests served through CUSE (ioctl, read, poll) and through the
+	 * fast-path channels: per frame, what a frame costs in round trips */
+	uint64_t cuse_requests, chan_requests;
 	/* the counters when the stream (re)started by a STREAMON began */
 	uint64_t stream_frames0, stream_errors0;
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
@@ -186,6 +196,22 @@ struct device {
 
 /* Tells the owner (STATUS=, the status socket) that something changed. */
 void device_changed(struct device *dev);
+/* A file's O_NONBLOCK as the daemon knows it. */
+bool device_file_nonblocking(const struct dev_file *df);
+/* The preload library's memory lookup (bufshare_lookup_cb). */
+int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd);
+/* Answers a parked request err (> 0), through CUSE or its channel, and frees it. */
+void device_parked_fail(struct parked *p, int err);
+
+/* --- device_channel.c: the preload library's fast path ------------------- */
+
+/* bufshare_channel_cb: the connection fd becomes a channel of file. */
+int device_channel_open(void *dev, void *file, int fd, pid_t pid);
+/* The answer of a fast-path request that ran (res: node_ioctl's). */
+void device_channel_reply(struct device *dev, struct dev_file *df, struct channel *ch,
+			  unsigned int cmd, struct v4l2_buffer *b, int res);
+/* The file goes: its channels close, their waiting requests unanswered. */
+void device_channels_close(struct dev_file *df);
 /* Frames or errors changed what waiting requests would get: runs them
  * again, and wakes pollers. */
 void device_wake_all(struct device *dev);

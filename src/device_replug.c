@@ -29,8 +29,7 @@ static void answer_parked_enodev(struct device *dev)
 		while (df->parked) {
 			struct parked *p = df->parked;
 			df->parked = p->next;
-			cuse_reply_error(p->req, ENODEV);
-			free(p);
+			device_parked_fail(p, ENODEV);
 		}
 		if (df->cuse)
 			cuse_file_notify_poll(df->cuse);

@@ -78,4 +78,21 @@ struct uvcuse_file_flags {
 #define UVCUSE_STAGING_FLAG (UINT64_C(1) << 63)
 #define UVCUSE_STAGING_OFFSET(index) (UVCUSE_STAGING_FLAG | (uint64_t)(index))
 
+/* The buffer request offset that makes its connection the file's channel. */
+#define UVCUSE_CHANNEL_OFFSET (UINT64_C(1) << 62)
+
+enum uvcuse_chan_op {
+	UVCUSE_CHAN_QBUF = 1,
+	UVCUSE_CHAN_DQBUF = 2,
+	UVCUSE_CHAN_CANCEL = 3, /* no answer of its own */
+};
+
+struct uvcuse_chan_msg {
+	uint32_t magic;        /* UVCUSE_MAGIC */
+	uint32_t op;           /* enum uvcuse_chan_op; the answer repeats it */
+	uint32_t seq;          /* the request's number; the answer repeats it */
+	int32_t result;        /* answer: 0 or -errno (as the ioctl's errno) */
+	struct v4l2_buffer buf;
+};
+
 #endif

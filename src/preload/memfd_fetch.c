@@ -9,8 +9,10 @@
 
 #include "uvcuse/uvcuse.h"
 
-int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
-		       bool *ours)
+/* HELLO on fd, a connection to the daemon's socket and the request for
+ * offset/length sent on it: the connected socket, or -errno. */
+static int hello_and_ask(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+			 bool *ours)
 {
 	struct uvcuse_hello h;
 	memset(&h, 0, sizeof(h));
@@ -31,6 +33,43 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
 	struct uvcuse_buf_request req = { .magic = UVCUSE_MAGIC, .abi_version = UVCUSE_ABI_VERSION,
 					  .offset = offset, .length = length };
 	memcpy(req.token, h.token, sizeof(req.token));
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    send(s, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		int err = -errno;
+		close(s);
+		return err;
+	}
+	return s;
+}
+
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours)
+{
+	int s = hello_and_ask(ioctl_fn, fd, UVCUSE_CHANNEL_OFFSET, 0, ours);
+	if (s < 0)
+		return s;
+	struct uvcuse_buf_reply rep;
+	ssize_t n;
+	do
+		n = recv(s, &rep, sizeof(rep), 0);
+	while (n < 0 && errno == EINTR);
+	int err = n < 0 ? -errno : 0;
+	if (!err && (n != (ssize_t)sizeof(rep) || rep.magic != UVCUSE_MAGIC))
+		err = -EPROTO;
+	else if (!err && rep.status < 0)
+		err = rep.status;
+	if (err < 0) {
+		close(s);
+		return err;
+	}
+	return s;
+}
+
+int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+		       bool *ours)
+{
+	int s = hello_and_ask(ioctl_fn, fd, offset, length, ours);
+	if (s < 0)
+		return s;
 	struct uvcuse_buf_reply rep;
 	struct iovec iov = { &rep, sizeof(rep) };
 	union {
@@ -41,11 +80,6 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
 			    .msg_controllen = sizeof(u.buf) };
 	int err = 0, memfd = -1;
 	ssize_t n;
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(s, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
-		err = -errno;
-		goto out;
-	}
 	do
 		n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);

@@ -19,4 +19,10 @@ typedef int (*uvcuse_ioctl_fn)(int, unsigned long, ...);
 int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
 		       bool *ours);
 
+/* The fast path: a connection to the daemon made the channel of the open
+ * file behind fd (UVCUSE_CHANNEL_OFFSET), the caller's to close, or -errno
+ * (an older daemon or a full file: -EINVAL, -EOPNOTSUPP, -EBUSY...). *ours
+ * as above. */
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours);
+
 #endif

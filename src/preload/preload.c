@@ -37,6 +37,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fastpath.h"
 #include "memfd_fetch.h"
 #include "uvcuse/uvcuse.h"
 
@@ -47,6 +48,10 @@ typedef int (*munmap_fn)(void *, size_t);
 typedef long (*syscall_fn)(long, ...);
 typedef int (*ioctl_fn)(int, unsigned long, ...);
 typedef int (*fcntl_fn)(int, int, ...);
+typedef int (*close_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
+typedef int (*close_range_fn)(unsigned, unsigned, int);
 
 /* The next definitions (libc's), found on first use. Racing threads store
  * the same value, so relaxed atomics suffice; dlsym does not call mmap
@@ -57,6 +62,10 @@ static _Atomic(syscall_fn) next_syscall_p;
 static _Atomic(ioctl_fn) next_ioctl_p;
 static _Atomic(fcntl_fn) next_fcntl_p;
 static _Atomic(fcntl_fn) next_fcntl64_p;
+static _Atomic(close_fn) next_close_p;
+static _Atomic(dup2_fn) next_dup2_p;
+static _Atomic(dup3_fn) next_dup3_p;
+static _Atomic(close_range_fn) next_close_range_p;
 
 #define NEXT(var, type, name)                                                 \
 	static inline type var##_get(void)                                    \
@@ -76,6 +85,10 @@ NEXT(next_syscall, syscall_fn, "syscall")
 NEXT(next_ioctl, ioctl_fn, "ioctl")
 NEXT(next_fcntl, fcntl_fn, "fcntl")
 NEXT(next_fcntl64, fcntl_fn, "fcntl64")
+NEXT(next_close, close_fn, "close")
+NEXT(next_dup2, dup2_fn, "dup2")
+NEXT(next_dup3, dup3_fn, "dup3")
+NEXT(next_close_range, close_range_fn, "close_range")
 
 /* --- the per-fd cache of "not a uvcuse node" --------------------------------
  * Keyed by fd and the file's identity (st_dev, st_ino, st_rdev), so a reused
@@ -147,6 +160,25 @@ static void tell_flags(int fd)
 			judge(fd, &st, errno);
 	}
 	errno = saved;
+}
+
+/* QBUF or DQBUF on a possible node through the fast path (fastpath.h).
+ * Returns true when it answered (*ret, errno). */
+static bool node_fastpath(int fd, unsigned long request, struct v4l2_buffer *b, int *ret)
+{
+	struct stat st;
+	int saved = errno;
+	if (!fastpath_enabled() || !maybe_node(fd, &st)) {
+		errno = saved;
+		return false;
+	}
+	enum fastpath_verdict v = fastpath_ioctl(next_ioctl_get(), fd, &st, request, b, ret);
+	if (v == FASTPATH_NOT_OURS)
+		cache_set_not_ours(fd, &st);
+	if (v == FASTPATH_HANDLED)
+		return true;
+	errno = saved;
+	return false;
 }
 
 /* DQBUF on a possible node: the staged form, then a USERPTR frame copied
@@ -273,6 +305,11 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
+	if (__builtin_expect(request == VIDIOC_DQBUF || request == VIDIOC_QBUF, 0) && arg) {
+		int r;
+		if (node_fastpath(fd, request, arg, &r))
+			return r;
+	}
 	if (__builtin_expect(request == VIDIOC_DQBUF, 0) && arg) {
 		bool handled;
 		int r = node_dqbuf(fd, arg, &handled);
@@ -313,6 +350,48 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 	return do_fcntl(next ? next : next_fcntl_get(), fd, cmd, arg);
 }
 
+/* A node fd closed or replaced takes its fast-path channel with it. */
+EXPORT int close(int fd)
+{
+	fastpath_forget(fd);
+	return next_close_get()(fd);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	if (oldfd != newfd)
+		fastpath_forget(newfd);
+	return next_dup2_get()(oldfd, newfd);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (oldfd != newfd)
+		fastpath_forget(newfd);
+	return next_dup3_get()(oldfd, newfd, flags);
+}
+
+static void forget_range(unsigned first, unsigned last)
+{
+	for (unsigned fd = first; fd <= last && fd < FASTPATH_FDS; fd++)
+		fastpath_forget((int)fd);
+}
+
+/* glibc >= 2.34 */
+EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	close_range_fn next = next_close_range_get();
+	if (!next) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int r = next(first, last, flags);
+	/* CLOSE_RANGE_CLOEXEC closes nothing now; exec forgets all anyway */
+	if (r == 0 && !(flags & CLOSE_RANGE_CLOEXEC))
+		forget_range(first, last);
+	return r;
+}
+
 /* libv4l2 maps driver buffers with syscall(SYS_mmap, ...), not mmap().
  * Like glibc's syscall(), this takes six arguments whatever the number
  * needs: the unused ones are register (or stack) garbage nobody reads. */
@@ -332,5 +411,12 @@ EXPORT long syscall(long nr, ...)
 		return ioctl((int)a1, (unsigned long)a2, (void *)a3);
 	if (nr == SYS_fcntl)
 		return do_fcntl(next_fcntl_get(), (int)a1, (int)a2, (void *)a3);
-	return next_syscall_get()(nr, a1, a2, a3, a4, a5, a6);
+	if (nr == SYS_close)
+		fastpath_forget((int)a1);
+	if ((nr == SYS_dup2 || nr == SYS_dup3) && a1 != a2)
+		fastpath_forget((int)a2);
+	long r = next_syscall_get()(nr, a1, a2, a3, a4, a5, a6);
+	if (nr == SYS_close_range && r == 0 && !((int)a3 & CLOSE_RANGE_CLOEXEC))
+		forget_range((unsigned)a1, (unsigned)a2);
+	return r;
 }

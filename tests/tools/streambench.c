@@ -1,0 +1,191 @@
+/* uvcuse-streambench: an MMAP capture client that times itself, for
+ * scripts/bench's side-by-side runs of uvcvideo and uvcuse on one camera.
+ * It streams as apps do (poll, DQBUF, QBUF) and reports the frame rate, the
+ * cost of each DQBUF and QBUF call (a DQBUF only after poll said a buffer
+ * is ready, so the figure is the call, not the wait), its own CPU time per
+ * frame, and optionally the frames and their DQBUF return times for
+ * uvcuse-framecheck --times (latency from the camera's stamp). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#define BUFFERS 4
+#define WARMUP 5 /* frames before the rate's clock starts */
+
+static void die(const char *what)
+{
+	fprintf(stderr, "uvcuse-streambench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static double pct_us(int64_t *v, size_t n, double p)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+	return (double)v[i] / 1000.0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: uvcuse-streambench NODE --format F --size WxH --count N [options]\n"
+		"  -f, --format F   fourcc (YUYV, MJPG...)\n"
+		"  -s, --size WxH\n"
+		"  -n, --count N    frames to capture\n"
+		"  -r, --fps N      frame rate to ask for (default: the node's)\n"
+		"  -o, --out FILE   write the frames back to back\n"
+		"  -t, --times FILE write each DQBUF's return time (CLOCK_MONOTONIC ns)\n"
+		"Prints: frames, rate (fps from frame %d on), dqbuf/qbuf p50 and p99 (us),\n"
+		"cpu per frame (us, this process).\n",
+		WARMUP);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' }, { "size", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'n' },  { "fps", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },    { "times", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },         { 0 },
+	};
+	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL;
+	unsigned width = 0, height = 0, fps = 0;
+	long count = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'f': fourcc = optarg; break;
+		case 's':
+			if (sscanf(optarg, "%ux%u", &width, &height) != 2)
+				return usage(stderr), 2;
+			break;
+		case 'n': count = strtol(optarg, NULL, 10); break;
+		case 'r': fps = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'o': out_path = optarg; break;
+		case 't': times_path = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind + 1 != argc || !fourcc || strlen(fourcc) != 4 || !width || count <= WARMUP) {
+		usage(stderr);
+		return 2;
+	}
+	int fd = open(argv[optind], O_RDWR);
+	if (fd < 0)
+		die(argv[optind]);
+	struct v4l2_format fmt = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+	fmt.fmt.pix.width = width;
+	fmt.fmt.pix.height = height;
+	fmt.fmt.pix.pixelformat = v4l2_fourcc(fourcc[0], fourcc[1], fourcc[2], fourcc[3]);
+	if (ioctl(fd, VIDIOC_S_FMT, &fmt) < 0)
+		die("S_FMT");
+	if (fps) {
+		struct v4l2_streamparm parm = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		parm.parm.capture.timeperframe = (struct v4l2_fract){ 1, fps };
+		if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0)
+			die("S_PARM");
+	}
+	struct v4l2_requestbuffers rb = { .count = BUFFERS, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	if (ioctl(fd, VIDIOC_REQBUFS, &rb) < 0 || rb.count < 2)
+		die("REQBUFS");
+	void *mem[VIDEO_MAX_FRAME];
+	for (unsigned i = 0; i < rb.count; i++) {
+		struct v4l2_buffer b = { .index = i, .type = rb.type, .memory = rb.memory };
+		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0)
+			die("QUERYBUF");
+		mem[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, b.m.offset);
+		if (mem[i] == MAP_FAILED)
+			die("mmap");
+		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
+			die("QBUF");
+	}
+	FILE *out = out_path ? fopen(out_path, "we") : NULL, *times = times_path ? fopen(times_path, "we") : NULL;
+	if ((out_path && !out) || (times_path && !times))
+		die("output file");
+	int64_t *dq = calloc((size_t)count, sizeof(*dq)), *q = calloc((size_t)count, sizeof(*q));
+	if (!dq || !q)
+		die("calloc");
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (ioctl(fd, VIDIOC_STREAMON, &type) < 0)
+		die("STREAMON");
+	int64_t t_start = 0, t_end = 0;
+	struct rusage ru0, ru1;
+	for (long n = 0; n < count; n++) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLIN)) {
+			errno = errno ? errno : ETIMEDOUT;
+			die("poll");
+		}
+		struct v4l2_buffer b = { .type = type, .memory = V4L2_MEMORY_MMAP };
+		int64_t t0 = now_ns();
+		if (ioctl(fd, VIDIOC_DQBUF, &b) < 0)
+			die("DQBUF");
+		int64_t t1 = now_ns();
+		dq[n] = t1 - t0;
+		if (n == WARMUP) {
+			t_start = t1;
+			getrusage(RUSAGE_SELF, &ru0);
+		}
+		t_end = t1;
+		if (times)
+			fprintf(times, "%lld\n", (long long)t1);
+		if (out && fwrite(mem[b.index], 1, b.bytesused, out) != b.bytesused)
+			die("write");
+		int64_t t2 = now_ns();
+		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
+			die("QBUF");
+		q[n] = now_ns() - t2;
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	ioctl(fd, VIDIOC_STREAMOFF, &type);
+	long frames = count - WARMUP;
+	double secs = (double)(t_end - t_start) / 1e9;
+	double cpu_us = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec -
+				 ru0.ru_stime.tv_sec) * 1e6 +
+			(double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec -
+				 ru0.ru_stime.tv_usec);
+	printf("frames: %ld\n", count);
+	printf("rate: %.2f fps\n", secs > 0 ? (double)(frames - 1) / secs : 0);
+	printf("dqbuf p50: %.1f us\n", pct_us(dq + WARMUP, (size_t)frames, 0.5));
+	printf("dqbuf p99: %.1f us\n", pct_us(dq + WARMUP, (size_t)frames, 0.99));
+	printf("qbuf p50: %.1f us\n", pct_us(q + WARMUP, (size_t)frames, 0.5));
+	printf("qbuf p99: %.1f us\n", pct_us(q + WARMUP, (size_t)frames, 0.99));
+	printf("app cpu per frame: %.1f us\n", cpu_us / (double)frames);
+	if (out)
+		fclose(out);
+	if (times)
+		fclose(times);
+	free(dq);
+	free(q);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,447 @@
+/* The fast path's protocol (include/uvcuse/uvcuse.h): the daemon's end
+ * (src/channel.c) served from a real loop, and the library's request
+ * (chan_call in src/preload/fastpath.c), over socketpairs. Ordering and
+ * sequence numbers across the 32-bit wrap, an answer that waits, CANCEL,
+ * and peers that break the rules: garbage, a second request before the
+ * answer, passed fds, a peer that dies or never reads. The daemon's end
+ * must close the channel and go on, leaking nothing. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "fastpath.h"
+#include "log.h"
+#include "loop.h"
+#include "unit_run.h"
+
+static struct loop *loop;
+static struct channel *ch;
+static int peer = -1;
+static int requests, cancels, closes;
+static struct uvcuse_chan_msg last;
+static bool hold; /* keep the request unanswered (a waiting DQBUF) */
+
+static void on_request(void *ctx, struct channel *c, const struct uvcuse_chan_msg *m)
+{
+	(void)ctx;
+	requests++;
+	last = *m;
+	if (hold)
+		return;
+	struct v4l2_buffer b = m->buf;
+	b.sequence = m->seq ^ 0x5a5a; /* proves the answer is this request's */
+	b.bytesused = b.index * 10;
+	channel_answer(c, m->buf.index == 99 ? -EINVAL : 0, &b, -1);
+}
+
+static void on_cancel(void *ctx, struct channel *c)
+{
+	(void)ctx;
+	cancels++;
+	channel_answer(c, -EINTR, NULL, -1);
+}
+
+static void on_closed(void *ctx, struct channel *c)
+{
+	(void)ctx;
+	closes++;
+	ck_assert_ptr_eq(c, ch);
+	channel_free(c);
+	ch = NULL;
+}
+
+static const struct channel_ops ops = { on_request, on_cancel, on_closed };
+
+static int count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static int fds_before;
+
+static void setup(void)
+{
+	log_set_level(LOG_LEVEL_ERROR);
+	fds_before = count_fds();
+	ck_assert_int_eq(loop_new(&loop), 0);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(channel_new(loop, sv[0], getpid(), &ops, NULL, &ch), 0);
+	peer = sv[1];
+	requests = cancels = closes = 0;
+	hold = false;
+}
+
+static void teardown(void)
+{
+	if (ch)
+		channel_free(ch);
+	ch = NULL;
+	if (peer >= 0)
+		close(peer);
+	peer = -1;
+	loop_free(loop);
+	ck_assert_int_eq(count_fds(), fds_before); /* nothing leaked */
+}
+
+static void spin(int times)
+{
+	for (int i = 0; i < times; i++)
+		ck_assert_int_ge(loop_run_once(loop, 0, NULL), 0);
+}
+
+static void send_msg(uint32_t op, uint32_t seq, uint32_t index)
+{
+	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = op, .seq = seq };
+	m.buf.index = index;
+	ck_assert_int_eq(send(peer, &m, sizeof(m), 0), (ssize_t)sizeof(m));
+}
+
+static bool recv_msg(struct uvcuse_chan_msg *m)
+{
+	return recv(peer, m, sizeof(*m), MSG_DONTWAIT) == (ssize_t)sizeof(*m);
+}
+
+/* --- the form of a message ---------------------------------------------- */
+
+START_TEST(parse_checks_form)
+{
+	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = UVCUSE_CHAN_DQBUF }, out;
+	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), 0);
+	ck_assert_int_eq(channel_parse(&m, sizeof(m) - 1, &out), -EPROTO);
+	ck_assert_int_eq(channel_parse(&m, sizeof(m) + 1, &out), -EPROTO);
+	m.op = 0;
+	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), -EPROTO);
+	m.op = 77;
+	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), -EPROTO);
+	m.op = UVCUSE_CHAN_QBUF;
+	m.magic = ~UVCUSE_MAGIC;
+	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), -EPROTO);
+}
+END_TEST
+
+/* --- a well-behaved peer --------------------------------------------------- */
+
+/* Answers come in order and carry their request's number, across the wrap
+ * of the 32-bit sequence. */
+START_TEST(answers_in_order_across_wrap)
+{
+	uint32_t seq = UINT32_MAX - 3;
+	for (int i = 0; i < 8; i++, seq++) {
+		send_msg(i % 2 ? UVCUSE_CHAN_DQBUF : UVCUSE_CHAN_QBUF, seq, (uint32_t)i);
+		spin(1);
+		struct uvcuse_chan_msg a;
+		ck_assert(recv_msg(&a));
+		ck_assert_uint_eq(a.seq, seq);
+		ck_assert_uint_eq(a.op, i % 2 ? UVCUSE_CHAN_DQBUF : UVCUSE_CHAN_QBUF);
+		ck_assert_int_eq(a.result, 0);
+		ck_assert_uint_eq(a.buf.sequence, seq ^ 0x5a5a);
+		ck_assert_uint_eq(a.buf.bytesused, (uint32_t)i * 10);
+	}
+	ck_assert_int_eq(requests, 8);
+	ck_assert_uint_eq(channel_requests(ch), 8);
+	ck_assert_int_eq(closes, 0);
+}
+END_TEST
+
+/* A waiting request: no answer until the owner gives one; CANCEL of
+ * another number is ignored, of its own answers -EINTR. */
+START_TEST(waiting_request_and_cancel)
+{
+	hold = true;
+	send_msg(UVCUSE_CHAN_DQBUF, 41, 0);
+	spin(2);
+	struct uvcuse_chan_msg a;
+	ck_assert(!recv_msg(&a));
+	ck_assert(channel_busy(ch));
+	send_msg(UVCUSE_CHAN_CANCEL, 40, 0); /* an old one: its answer crossed */
+	spin(1);
+	ck_assert_int_eq(cancels, 0);
+	ck_assert(!recv_msg(&a));
+	send_msg(UVCUSE_CHAN_CANCEL, 41, 0);
+	spin(1);
+	ck_assert_int_eq(cancels, 1);
+	ck_assert(recv_msg(&a));
+	ck_assert_uint_eq(a.seq, 41);
+	ck_assert_int_eq(a.result, -EINTR);
+	ck_assert(!channel_busy(ch));
+	/* a cancel after the answer changes nothing */
+	send_msg(UVCUSE_CHAN_CANCEL, 41, 0);
+	spin(1);
+	ck_assert_int_eq(cancels, 1);
+	ck_assert_int_eq(closes, 0);
+}
+END_TEST
+
+/* --- peers that break the rules --------------------------------------------- */
+
+START_TEST(garbage_closes)
+{
+	uint8_t junk[sizeof(struct uvcuse_chan_msg)];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 31 + 7);
+	ck_assert_int_eq(send(peer, junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
+	spin(1);
+	ck_assert_int_eq(closes, 1);
+	ck_assert_int_eq(requests, 0);
+	ck_assert_ptr_null(ch);
+}
+END_TEST
+
+START_TEST(short_and_long_messages_close)
+{
+	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = UVCUSE_CHAN_QBUF };
+	ck_assert_int_eq(send(peer, &m, 3, 0), 3);
+	spin(1);
+	ck_assert_int_eq(closes, 1);
+	close(peer);
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	ck_assert_int_eq(channel_new(loop, sv[0], getpid(), &ops, NULL, &ch), 0);
+	peer = sv[1];
+	char big[sizeof(m) + 64] = { 0 };
+	memcpy(big, &m, sizeof(m));
+	ck_assert_int_eq(send(peer, big, sizeof(big), 0), (ssize_t)sizeof(big));
+	spin(1);
+	ck_assert_int_eq(closes, 2);
+	ck_assert_int_eq(requests, 0);
+}
+END_TEST
+
+START_TEST(second_request_before_answer_closes)
+{
+	hold = true;
+	send_msg(UVCUSE_CHAN_DQBUF, 1, 0);
+	send_msg(UVCUSE_CHAN_QBUF, 2, 1);
+	spin(1);
+	ck_assert_int_eq(requests, 1);
+	ck_assert_int_eq(closes, 1);
+}
+END_TEST
+
+/* fds passed to the daemon are refused and not kept */
+START_TEST(passed_fds_close_and_do_not_leak)
+{
+	int extra = memfd_create("x", MFD_CLOEXEC);
+	ck_assert_int_ge(extra, 0);
+	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = UVCUSE_CHAN_QBUF, .seq = 1 };
+	struct iovec iov = { &m, sizeof(m) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &extra, sizeof(int));
+	ck_assert_int_eq(sendmsg(peer, &mh, 0), (ssize_t)sizeof(m));
+	close(extra);
+	spin(1);
+	ck_assert_int_eq(closes, 1);
+	ck_assert_int_eq(requests, 0);
+	/* teardown counts the fds */
+}
+END_TEST
+
+/* The peer dies with a request waiting: the owner hears of it, no answer. */
+START_TEST(peer_dies_while_waiting)
+{
+	hold = true;
+	send_msg(UVCUSE_CHAN_DQBUF, 9, 0);
+	spin(1);
+	ck_assert(ch && channel_busy(ch));
+	close(peer);
+	peer = -1;
+	spin(1);
+	ck_assert_int_eq(closes, 1);
+}
+END_TEST
+
+/* A peer that sends without reading: the loop never blocks on it; once
+ * its answers cannot be sent, the channel closes. */
+START_TEST(peer_that_never_reads)
+{
+	ck_assert_int_eq(fcntl(peer, F_SETFL, O_NONBLOCK), 0);
+	int sent = 0;
+	for (int round = 0; round < 10000 && ch; round++) {
+		struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = UVCUSE_CHAN_QBUF,
+					     .seq = (uint32_t)round };
+		while (send(peer, &m, sizeof(m), 0) == (ssize_t)sizeof(m))
+			sent++;
+		spin(1);
+	}
+	ck_assert_int_eq(closes, 1);
+	ck_assert_int_gt(sent, 0);
+}
+END_TEST
+
+/* --- the library's request (chan_call) --------------------------------------- */
+
+struct fake_daemon {
+	int fd;
+	int mode; /* 0: right answer with a memfd, 1: wrong seq, 2: two fds, 3: hang up */
+};
+
+static void *fake_daemon(void *arg)
+{
+	struct fake_daemon *f = arg;
+	struct uvcuse_chan_msg m;
+	if (recv(f->fd, &m, sizeof(m), 0) != (ssize_t)sizeof(m))
+		return NULL;
+	if (f->mode == 3) {
+		shutdown(f->fd, SHUT_RDWR);
+		return NULL;
+	}
+	m.result = 0;
+	m.buf.bytesused = 1234;
+	if (f->mode == 1)
+		m.seq++;
+	int fds[2] = { memfd_create("a", MFD_CLOEXEC), memfd_create("b", MFD_CLOEXEC) };
+	int nfds = f->mode == 2 ? 2 : 1;
+	struct iovec iov = { &m, sizeof(m) };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int)) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	sendmsg(f->fd, &mh, 0);
+	close(fds[0]);
+	close(fds[1]);
+	return NULL;
+}
+
+static enum chan_call_status call_fake(int mode, struct v4l2_buffer *b, int *result, int *memfd)
+{
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	struct fake_daemon f = { sv[1], mode };
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, fake_daemon, &f), 0);
+	enum chan_call_status s = chan_call(sv[0], 77, UVCUSE_CHAN_DQBUF, b, result, memfd);
+	pthread_join(t, NULL);
+	close(sv[0]);
+	close(sv[1]);
+	return s;
+}
+
+START_TEST(call_answer_with_memfd)
+{
+	int before = count_fds();
+	struct v4l2_buffer b = { .index = 2 };
+	int result = -1, memfd = -1;
+	ck_assert_int_eq(call_fake(0, &b, &result, &memfd), CHAN_ANSWERED);
+	ck_assert_int_eq(result, 0);
+	ck_assert_uint_eq(b.bytesused, 1234);
+	ck_assert_int_ge(memfd, 0);
+	close(memfd);
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
+START_TEST(call_refuses_wrong_answers)
+{
+	int before = count_fds();
+	struct v4l2_buffer b = { .index = 2 };
+	int result = 0, memfd = -1;
+	ck_assert_int_eq(call_fake(1, &b, &result, &memfd), CHAN_LOST); /* another seq */
+	ck_assert_int_eq(memfd, -1);
+	ck_assert_uint_eq(b.bytesused, 0); /* untouched */
+	ck_assert_int_eq(call_fake(2, &b, &result, &memfd), CHAN_ANSWERED); /* extra fd closed */
+	ck_assert_int_ge(memfd, 0);
+	close(memfd);
+	ck_assert_int_eq(call_fake(3, &b, &result, &memfd), CHAN_LOST); /* hung up */
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
+START_TEST(call_on_dead_socket_not_sent)
+{
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	struct v4l2_buffer b = { 0 };
+	int result, memfd;
+	ck_assert_int_eq(chan_call(sv[0], 1, UVCUSE_CHAN_QBUF, &b, &result, &memfd), CHAN_NOT_SENT);
+	close(sv[0]);
+}
+END_TEST
+
+/* The library's request against the daemon's end, through the loop. */
+static void *client_thread(void *arg)
+{
+	int *out = arg;
+	struct v4l2_buffer b = { .index = 99 };
+	int result = 0, memfd;
+	out[0] = chan_call(out[1], 5, UVCUSE_CHAN_QBUF, &b, &result, &memfd);
+	out[2] = result;
+	b.index = 3;
+	out[0] |= chan_call(out[1], 6, UVCUSE_CHAN_QBUF, &b, &result, &memfd);
+	out[3] = result;
+	out[4] = (int)b.bytesused;
+	out[5] = 1;
+	return NULL;
+}
+
+START_TEST(call_against_channel)
+{
+	int io[6] = { 0, peer, 0, 0, 0, 0 };
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, client_thread, io), 0);
+	for (int i = 0; i < 2000 && !__atomic_load_n(&io[5], __ATOMIC_ACQUIRE); i++)
+		ck_assert_int_ge(loop_run_once(loop, 5, NULL), 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(io[0], CHAN_ANSWERED);
+	ck_assert_int_eq(io[2], -EINVAL);
+	ck_assert_int_eq(io[3], 0);
+	ck_assert_int_eq(io[4], 30);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("channel");
+	TCase *tc = tcase_create("channel");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, parse_checks_form);
+	tcase_add_test(tc, answers_in_order_across_wrap);
+	tcase_add_test(tc, waiting_request_and_cancel);
+	tcase_add_test(tc, garbage_closes);
+	tcase_add_test(tc, short_and_long_messages_close);
+	tcase_add_test(tc, second_request_before_answer_closes);
+	tcase_add_test(tc, passed_fds_close_and_do_not_leak);
+	tcase_add_test(tc, peer_dies_while_waiting);
+	tcase_add_test(tc, peer_that_never_reads);
+	tcase_add_test(tc, call_answer_with_memfd);
+	tcase_add_test(tc, call_refuses_wrong_answers);
+	tcase_add_test(tc, call_on_dead_socket_not_sent);
+	tcase_add_test(tc, call_against_channel);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
