@@ -1,6 +1,7 @@
 /* How a committed stream is carried: alternate setting and transfer sizes.
  * Pure (no libusb), so the unit suite checks it on every vcam profile. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "usb/internal.h"
@@ -17,6 +18,31 @@ static unsigned transfers_for(uint64_t frame, uint32_t transfer_size, unsigned m
 	if (per_frame + 1 <= USB_STREAM_TRANSFERS)
 		return USB_STREAM_TRANSFERS;
 	return per_frame + 1 > max ? max : (unsigned)per_frame + 1;
+}
+
+unsigned usb_stream_plan_fit(struct usb_stream_plan *plan, uint64_t budget)
+{
+	uint64_t need = (uint64_t)plan->n_transfers * plan->transfer_size;
+	if (!budget || !plan->transfer_size || need <= budget)
+		return 0;
+	unsigned had = plan->n_transfers;
+	uint64_t fit = budget / plan->transfer_size;
+	plan->n_transfers = fit < USB_STREAM_MIN_TRANSFERS ? USB_STREAM_MIN_TRANSFERS : (unsigned)fit;
+	if (plan->n_transfers > had)
+		plan->n_transfers = had;
+	return plan->n_transfers < had ? had : 0;
+}
+
+uint64_t usb_usbfs_budget(const char *sysfs_param)
+{
+	FILE *f = fopen(sysfs_param, "re");
+	if (!f)
+		return 0;
+	unsigned long long mb = 0;
+	if (fscanf(f, "%llu", &mb) != 1)
+		mb = 0;
+	fclose(f);
+	return mb > UINT64_MAX / (1024 * 1024) ? 0 : (uint64_t)mb * 1024 * 1024;
 }
 
 int usb_stream_plan(const struct uvc_streaming *vs, const struct uvc_probe *committed,

@@ -302,6 +302,17 @@ int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_p
 		return r;
 	}
 
+	/* usbfs's memory is shared by every usbfs user (other cameras too):
+	 * a plan beyond it would fail at submission, so it runs smaller. */
+	uint64_t budget = usb_usbfs_budget("/sys/module/usbcore/parameters/usbfs_memory_mb");
+	unsigned had = usb_stream_plan_fit(&plan, budget);
+	if (had)
+		log_warn("%s: %u transfers of %u bytes exceed usbfs_memory_mb (%llu MiB): %u in "
+			 "flight instead (raise /sys/module/usbcore/parameters/usbfs_memory_mb "
+			 "for more reserve)",
+			 cam->id.port_path, had, plan.transfer_size,
+			 (unsigned long long)(budget >> 20), plan.n_transfers);
+
 	memset(st, 0, sizeof(*st));
 	st->index = stream;
 	st->vs = vs;
@@ -333,6 +344,15 @@ int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_p
 	st->running = true;
 	for (unsigned i = 0; i < st->n_xfer; i++) {
 		int e = libusb_submit_transfer(st->xfer[i]);
+		if (e == LIBUSB_ERROR_NO_MEM && i >= USB_STREAM_MIN_TRANSFERS) {
+			/* other usbfs users hold the rest of usbfs_memory_mb: run
+			 * with the transfers that got in rather than fail */
+			log_warn("%s: usbfs memory exhausted (usbfs_memory_mb, shared by every "
+				 "usbfs user): streaming with %u transfers instead of %u",
+				 cam->id.port_path, i, st->n_xfer);
+			st->stats.n_transfers = i;
+			break;
+		}
 		if (e < 0) {
 			/* usbfs refuses what exceeds usbfs_memory_mb, among others */
 			log_warn("%s: submitting transfer %u: %s", cam->id.port_path, i,

@@ -229,6 +229,16 @@ struct usb_stream_plan {
 };
 int usb_stream_plan(const struct uvc_streaming *vs, const struct uvc_probe *committed,
 		    struct usb_stream_plan *plan);
+/* usbfs gives all its users together at most usbfs_memory_mb (16 MiB by
+ * default) of transfer memory, and refuses a submission beyond. Fewer
+ * transfers in flight (never below USB_STREAM_MIN_TRANSFERS) so that the
+ * plan takes at most budget bytes (0: no limit). Returns the transfers
+ * the plan had, or 0 when it fitted already. */
+#define USB_STREAM_MIN_TRANSFERS 2
+unsigned usb_stream_plan_fit(struct usb_stream_plan *plan, uint64_t budget);
+/* The usbfs budget from sysfs_param (usbcore's usbfs_memory_mb file):
+ * bytes, 0 for no limit or an unreadable file. */
+uint64_t usb_usbfs_budget(const char *sysfs_param);
 
 
 /* The camera's status interrupt endpoint (uvcvideo's status URB, which

@@ -114,9 +114,15 @@ if [ "$PROFILE" = bulk ]; then
 	COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE" --all-formats
 	all_formats_streamed
 else
-	step "uvcuse-run v4l2-compliance -s: every test passes with the preload library"
+	step "uvcuse-run v4l2-compliance -s: every test passes with the fast path off (UVCUSE_FASTPATH=0)"
+	before=$(fast_requests "$NODE")
+	UVCUSE_FASTPATH=0 COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE"
+	[ "$(fast_requests "$NODE")" = "$before" ] || fail "the fast path served requests with UVCUSE_FASTPATH=0"
+	step "uvcuse-run v4l2-compliance -s: every test passes with the preload library's fast path"
 	COMPLIANCE_RUN=$UVCUSE_RUN compliance "$NODE"
 fi
+[ "$(fast_requests "$NODE")" -gt 0 ] || fail "the fast path served no request"
+echo "requests through the fast path so far: $(fast_requests "$NODE")"
 grep -E '^\s*test (MMAP|USERPTR|read|blocking).*: ' "$WORK/compliance.log" | sed 's/^\s*/  /'
 
 for spec in "${READ_SPECS[@]}"; do

@@ -4,9 +4,11 @@
  * device: tests/e2e/usb-stream.sh drives it in the VM. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "descriptors.h" /* tests/vcam */
 #include "probe.h"
@@ -200,6 +202,43 @@ static struct uvc_probe negotiate(const struct vcam_profile *prof, uint8_t forma
 	ck_assert_int_eq(vcam_probe_negotiate(prof, &asked, &got), 0);
 	return got;
 }
+
+/* usbfs_memory_mb: a plan that would not fit runs with fewer transfers,
+ * never fewer than two; one that fits, or no limit, is left alone. */
+START_TEST(test_plan_fits_usbfs_memory)
+{
+	struct usb_stream_plan plan = { .transfer_size = 98304, .n_transfers = 8 };
+	ck_assert_uint_eq(usb_stream_plan_fit(&plan, 0), 0);
+	ck_assert_uint_eq(plan.n_transfers, 8);
+	ck_assert_uint_eq(usb_stream_plan_fit(&plan, 16u << 20), 0);
+	ck_assert_uint_eq(plan.n_transfers, 8);
+	ck_assert_uint_eq(usb_stream_plan_fit(&plan, 5 * 98304 + 100), 8);
+	ck_assert_uint_eq(plan.n_transfers, 5);
+	plan.n_transfers = 48;
+	plan.transfer_size = 1u << 20; /* 48 MiB against 16 */
+	ck_assert_uint_eq(usb_stream_plan_fit(&plan, 16u << 20), 48);
+	ck_assert_uint_eq(plan.n_transfers, 16);
+	ck_assert_uint_eq(usb_stream_plan_fit(&plan, 1u << 20), 16);
+	ck_assert_uint_eq(plan.n_transfers, USB_STREAM_MIN_TRANSFERS);
+
+	char path[] = "/tmp/test_usb_budget.XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "16\n", 3), 3);
+	close(fd);
+	ck_assert_uint_eq(usb_usbfs_budget(path), 16u << 20);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "0\n", 2), 2); /* no limit */
+	close(fd);
+	ck_assert_uint_eq(usb_usbfs_budget(path), 0);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "junk", 4), 4);
+	close(fd);
+	ck_assert_uint_eq(usb_usbfs_budget(path), 0);
+	unlink(path);
+	ck_assert_uint_eq(usb_usbfs_budget("/nonexistent/usbfs_memory_mb"), 0);
+}
+END_TEST
 
 /* The figures the VM scenario shows, fixed here. */
 START_TEST(test_plan_figures)
@@ -457,6 +496,7 @@ int main(void)
 	tcase_add_test(tc, test_request_error_codes);
 	tcase_add_test(tc, test_transfer_errno);
 	tcase_add_test(tc, test_orphaned_transfer);
+	tcase_add_test(tc, test_plan_fits_usbfs_memory);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
