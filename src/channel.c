@@ -13,8 +13,10 @@
 #include "log.h"
 #include "loop.h"
 
-/* Messages read per wake-up: a flooding peer cannot starve the loop. */
-#define CHANNEL_READS_PER_WAKE 8
+/* Messages read per wake-up: one, since a peer has one request at a time
+ * (a second read would only meet EAGAIN, a syscall per frame), and a
+ * flooding peer cannot starve the loop (epoll is level-triggered). */
+#define CHANNEL_READS_PER_WAKE 1
 
 struct channel {
 	struct loop *loop;

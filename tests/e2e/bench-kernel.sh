@@ -11,6 +11,7 @@
 #    1920x1080 MJPEG, frames per second;
 #  - cpu: guest CPU per frame, paced 30 fps, 1920x1080 MJPEG and 640x480
 #    YUYV, with the camera's own process subtracted (/proc/stat, /proc/PID/stat);
+#    of it, the app's own (getrusage) and the daemon's (schedstat);
 #  - dqbuf/qbuf: the calls' cost (DQBUF timed after poll said ready), p50;
 #  - latency: camera stamp to DQBUF return, p50 and p99 (uvcuse-framecheck --times);
 #  - requests per frame through CUSE and the fast path (the daemon's LOG_STATUS);
@@ -111,19 +112,31 @@ step "phase 2: paced camera (CPU, calls, latency), $ROUNDS rounds"
 vcam_start "$SERIAL" --profile usb3
 video_node "$SERIAL" >/dev/null
 VCAM_PID=${VCAM_PIDS[-1]}
+# daemon_ns: the daemon's CPU time so far, every thread (schedstat), 0 without one
+daemon_ns() {
+	if [ -n "$UVCUSE_PID" ]; then
+		cat /proc/"$UVCUSE_PID"/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f", s }'
+	else
+		echo 0
+	fi
+}
 # cpu_run LANE ROUND ROW ARGS...: guest CPU per frame, the camera's excluded
 cpu_run() {
-	local lane=$1 round=$2 row=$3 b0 v0 b1 v1 n
+	local lane=$1 round=$2 row=$3 b0 v0 b1 v1 n d0
 	shift 3
 	node=$(node_of "$lane")
 	b0=$(jiffies_busy)
 	v0=$(proc_jiffies "$VCAM_PID")
+	d0=$(daemon_ns)
 	lane_run "$lane" "$SB" "$node" "$@" >"$WORK/o" || fail "$lane $row"
 	b1=$(jiffies_busy)
 	v1=$(proc_jiffies "$VCAM_PID")
 	n=$(field frames "$WORK/o")
 	record "cpu-$row" "$lane" "$round" \
 		"$(awk -v b=$((b1 - b0 - v1 + v0)) -v n="$n" -v hz="$HZ" 'BEGIN { printf "%.0f", b / hz * 1e6 / n }')"
+	record "app-cpu-$row" "$lane" "$round" "$(field 'app cpu per frame' "$WORK/o")"
+	[ "$lane" = kernel ] || record "daemon-cpu-$row" "$lane" "$round" \
+		"$(awk -v d=$(($(daemon_ns) - d0)) -v n="$n" 'BEGIN { printf "%.0f", d / 1000 / n }')"
 	record "dqbuf-p50-$row" "$lane" "$round" "$(field 'dqbuf p50' "$WORK/o")"
 	record "qbuf-p50-$row" "$lane" "$round" "$(field 'qbuf p50' "$WORK/o")"
 }

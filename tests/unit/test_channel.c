@@ -231,7 +231,7 @@ START_TEST(second_request_before_answer_closes)
 	hold = true;
 	send_msg(UVCUSE_CHAN_DQBUF, 1, 0);
 	send_msg(UVCUSE_CHAN_QBUF, 2, 1);
-	spin(1);
+	spin(2);
 	ck_assert_int_eq(requests, 1);
 	ck_assert_int_eq(closes, 1);
 }
