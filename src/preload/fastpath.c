@@ -2,6 +2,7 @@
 #include "fastpath.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,17 @@
 
 struct slot {
 	atomic_uint busy;  /* try-lock: one thread's request at a time */
-	atomic_uint stale; /* the fd was closed or replaced meanwhile */
+	atomic_uint stale; /* the node fd was closed or replaced meanwhile */
+	atomic_uint sock_lost; /* the app closed our socket's fd behind us */
 	atomic_int pid;    /* the process whose channel sock is; 0: none */
 	int sock;
-	uint64_t sock_dev, sock_ino; /* the socket's identity */
-	uint64_t rdev, ino;          /* the node the channel (or refusal) is for */
+	uint64_t rdev, ino; /* the node the channel (or refusal) is for */
 	uint32_t seq;
 	atomic_bool refused; /* the daemon said no for this node: CUSE until fd closes */
 };
 static struct slot slots[FASTPATH_FDS];
+/* For each fd that is one of our channel sockets: its slot's fd + 1. */
+static atomic_int sock_owner[FASTPATH_FDS];
 
 bool fastpath_enabled(void)
 {
@@ -33,19 +36,33 @@ bool fastpath_enabled(void)
 	return v;
 }
 
+/* This process's id without a syscall per request (a syscall costs tens of
+ * microseconds in the test VM): cached, forgotten in a forked child
+ * (pthread_atfork, and fastpath_forked() for raw fork syscalls). */
+static atomic_int cached_pid;
+
+void fastpath_forked(void)
+{
+	atomic_store_explicit(&cached_pid, 0, memory_order_relaxed);
+}
+
+static int self_pid(void)
+{
+	static atomic_flag registered = ATOMIC_FLAG_INIT;
+	int pid = atomic_load_explicit(&cached_pid, memory_order_relaxed);
+	if (__builtin_expect(pid != 0, 1))
+		return pid;
+	if (!atomic_flag_test_and_set(&registered))
+		pthread_atfork(NULL, NULL, fastpath_forked);
+	pid = (int)getpid();
+	atomic_store_explicit(&cached_pid, pid, memory_order_relaxed);
+	return pid;
+}
+
 /* The raw close: ours is interposed and would come back here. */
 static void close_raw(int fd)
 {
 	syscall(SYS_close, fd);
-}
-
-/* Whether s->sock still is the socket the slot opened (the app may have
- * closed it and the number been reused). */
-static bool sock_ours(const struct slot *s)
-{
-	struct stat st;
-	return fstat(s->sock, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	       (uint64_t)st.st_dev == s->sock_dev && (uint64_t)st.st_ino == s->sock_ino;
 }
 
 /* Ends the slot's channel (held by the caller). The socket is closed only
@@ -53,10 +70,15 @@ static bool sock_ours(const struct slot *s)
 static void slot_drop(struct slot *s)
 {
 	int pid = atomic_load_explicit(&s->pid, memory_order_relaxed);
-	if (pid && pid == getpid() && sock_ours(s))
-		close_raw(s->sock);
+	if (pid) {
+		atomic_store(&sock_owner[s->sock], 0);
+		/* a forked child's copy of the parent's socket is closed too */
+		if (!atomic_exchange(&s->sock_lost, 0))
+			close_raw(s->sock);
+	}
+	atomic_store(&s->sock_lost, 0);
 	atomic_store_explicit(&s->pid, 0, memory_order_relaxed);
-	s->refused = false;
+	atomic_store(&s->refused, false);
 }
 
 enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, struct v4l2_buffer *b,
@@ -121,58 +143,58 @@ enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, struct v4l2
 	}
 }
 
-/* The slot's channel for node fd (identity st), opened if need be.
- * Returns false when CUSE must serve (*not_ours: fd is no uvcuse node). */
-static bool slot_ready(struct slot *s, uvcuse_ioctl_fn next_ioctl, int fd, const struct stat *st,
-		       bool *not_ours)
+/* The slot's live channel, without a syscall: this process's, its node fd
+ * not closed and its socket not closed behind us since it opened. */
+static bool slot_live(struct slot *s)
 {
 	int pid = atomic_load_explicit(&s->pid, memory_order_relaxed);
-	if (pid && pid != getpid()) {
-		/* forked: the parent's channel is the parent's (our copy of its
-		 * socket is closed; the parent keeps its own) */
-		if (sock_ours(s))
-			close_raw(s->sock);
-		atomic_store_explicit(&s->pid, 0, memory_order_relaxed);
-		s->refused = false;
-	}
-	if (atomic_exchange(&s->stale, 0))
-		slot_drop(s);
-	bool same = s->rdev == (uint64_t)st->st_rdev && s->ino == (uint64_t)st->st_ino;
-	if ((atomic_load_explicit(&s->pid, memory_order_relaxed) || s->refused) && !same)
-		slot_drop(s);
-	if (s->refused)
+	return pid && pid == self_pid() && !atomic_load(&s->stale) && !atomic_load(&s->sock_lost);
+}
+
+/* Opens the slot's channel for node fd (held by the caller), or says why
+ * not: false when CUSE must serve (*not_ours: fd is no uvcuse node). */
+static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd, bool *not_ours)
+{
+	/* a channel that is not live: of the parent (a forked child closes
+	 * its copy of the socket; the parent keeps its own), or of a node fd
+	 * closed since, or with its socket closed behind us */
+	atomic_store(&s->stale, 0);
+	slot_drop(s);
+	struct stat st;
+	if (!probe->maybe_node(fd, &st))
 		return false;
-	if (atomic_load_explicit(&s->pid, memory_order_relaxed)) {
-		if (sock_ours(s))
-			return true;
-		/* the app closed our socket: its number is not ours to close */
-		atomic_store_explicit(&s->pid, 0, memory_order_relaxed);
+	bool same = s->rdev == (uint64_t)st.st_rdev && s->ino == (uint64_t)st.st_ino;
+	if (atomic_load(&s->refused)) {
+		if (same)
+			return false;
+		atomic_store(&s->refused, false);
 	}
-	s->rdev = (uint64_t)st->st_rdev;
-	s->ino = (uint64_t)st->st_ino;
+	s->rdev = (uint64_t)st.st_rdev;
+	s->ino = (uint64_t)st.st_ino;
 	bool ours;
-	int sock = uvcuse_open_channel(next_ioctl, fd, &ours);
+	int sock = uvcuse_open_channel(probe->next_ioctl, fd, &ours);
 	if (sock < 0) {
-		if (!ours && (sock == -ENOTTY || sock == -EINVAL))
+		if (!ours && (sock == -ENOTTY || sock == -EINVAL)) {
 			*not_ours = true;
-		else if (ours)
-			s->refused = true; /* an older daemon, a full file... */
+			probe->not_ours(fd, &st);
+		} else if (ours) {
+			atomic_store(&s->refused, true); /* an older daemon, a full file... */
+		}
 		return false;
 	}
-	struct stat ss;
-	if (fstat(sock, &ss) < 0) {
+	if (sock >= FASTPATH_FDS) { /* untracked: its closing could not be seen */
 		close_raw(sock);
 		return false;
 	}
 	s->sock = sock;
-	s->sock_dev = (uint64_t)ss.st_dev;
-	s->sock_ino = (uint64_t)ss.st_ino;
 	s->seq = 0;
-	atomic_store_explicit(&s->pid, (int)getpid(), memory_order_relaxed);
+	atomic_store(&s->sock_lost, 0);
+	atomic_store(&sock_owner[sock], fd + 1);
+	atomic_store_explicit(&s->pid, self_pid(), memory_order_relaxed);
 	return true;
 }
 
-enum fastpath_verdict fastpath_ioctl(uvcuse_ioctl_fn next_ioctl, int fd, const struct stat *st,
+enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 				     unsigned long request, struct v4l2_buffer *b, int *ret)
 {
 	if (fd < 0 || fd >= FASTPATH_FDS || !fastpath_enabled())
@@ -187,7 +209,7 @@ enum fastpath_verdict fastpath_ioctl(uvcuse_ioctl_fn next_ioctl, int fd, const s
 	int saved = errno;
 	enum fastpath_verdict v = FASTPATH_NOT_HANDLED;
 	bool not_ours = false;
-	if (!slot_ready(s, next_ioctl, fd, st, &not_ours)) {
+	if (!slot_live(s) && !slot_open(s, probe, fd, &not_ours)) {
 		v = not_ours ? FASTPATH_NOT_OURS : FASTPATH_NOT_HANDLED;
 		goto out;
 	}
@@ -241,8 +263,13 @@ void fastpath_forget(int fd)
 {
 	if (fd < 0 || fd >= FASTPATH_FDS)
 		return;
+	/* one of our sockets closed by the app (a close-all loop...): its
+	 * channel must not use the number again */
+	int owner = atomic_load_explicit(&sock_owner[fd], memory_order_relaxed);
+	if (__builtin_expect(owner != 0, 0) && atomic_exchange(&sock_owner[fd], 0))
+		atomic_store(&slots[owner - 1].sock_lost, 1);
 	struct slot *s = &slots[fd];
-	if (!atomic_load_explicit(&s->pid, memory_order_relaxed) && !s->refused)
+	if (!atomic_load_explicit(&s->pid, memory_order_relaxed) && !atomic_load(&s->refused))
 		return;
 	unsigned idle = 0;
 	if (atomic_compare_exchange_strong(&s->busy, &idle, 1)) {

@@ -7,10 +7,13 @@
  *
  * Which channel belongs to which fd: a table indexed by fd (below
  * FASTPATH_FDS), each slot bound to the process that opened it (a forked
- * child opens its own) and to the node's identity; close(), dup2(), dup3()
- * and close_range() over a node fd forget its channel, and the socket's own
- * identity is checked before each use (an app may have closed it). No
- * allocation and no blocking locks: a busy slot means "use CUSE". */
+ * child opens its own) and to the node's identity at its opening; close(),
+ * dup2(), dup3() and close_range() (and their syscall() forms) over a node
+ * fd forget its channel, and over one of our sockets stop its channel from
+ * using the number. A close the library cannot see (io_uring, glibc's own
+ * closefrom) is not noticed: the channel would go on serving the file it
+ * was opened for. No allocation and no blocking locks: a busy slot means
+ * "use CUSE". */
 #ifndef UVCUSE_FASTPATH_H
 #define UVCUSE_FASTPATH_H
 
@@ -29,11 +32,24 @@ enum fastpath_verdict {
 	FASTPATH_NOT_OURS,    /* fd is no uvcuse node (the HELLO was not understood) */
 };
 
-/* VIDIOC_QBUF or VIDIOC_DQBUF on fd, a character device (st: its fstat). */
-enum fastpath_verdict fastpath_ioctl(uvcuse_ioctl_fn next_ioctl, int fd, const struct stat *st,
+/* What the fast path asks of the preload library when fd has no live
+ * channel yet: libc's ioctl, whether fd may be a uvcuse node (fstat and
+ * the library's cache of verdicts), and the verdict "not ours" to cache. */
+struct fastpath_probe {
+	uvcuse_ioctl_fn next_ioctl;
+	bool (*maybe_node)(int fd, struct stat *st);
+	void (*not_ours)(int fd, const struct stat *st);
+};
+
+/* VIDIOC_QBUF or VIDIOC_DQBUF on fd. With a live channel it costs the
+ * request's send and receive only: no fstat, no getpid. */
+enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 				     unsigned long request, struct v4l2_buffer *b, int *ret);
-/* fd is about to be closed or replaced: its channel goes. */
+/* fd is about to be closed or replaced: its channel goes (and if fd is
+ * one of our sockets, its channel stops using it). */
 void fastpath_forget(int fd);
+/* A child of a raw fork (syscall(SYS_fork/clone)): forget the cached pid. */
+void fastpath_forked(void);
 /* Whether the fast path is on (UVCUSE_FASTPATH unset or not "0"). */
 bool fastpath_enabled(void);
 

@@ -22,6 +22,7 @@
  * headers; we define both names ourselves (off_t is 64-bit on x86_64). */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -166,19 +167,12 @@ static void tell_flags(int fd)
  * Returns true when it answered (*ret, errno). */
 static bool node_fastpath(int fd, unsigned long request, struct v4l2_buffer *b, int *ret)
 {
-	struct stat st;
-	int saved = errno;
-	if (!fastpath_enabled() || !maybe_node(fd, &st)) {
-		errno = saved;
-		return false;
-	}
-	enum fastpath_verdict v = fastpath_ioctl(next_ioctl_get(), fd, &st, request, b, ret);
-	if (v == FASTPATH_NOT_OURS)
-		cache_set_not_ours(fd, &st);
-	if (v == FASTPATH_HANDLED)
-		return true;
-	errno = saved;
-	return false;
+	struct fastpath_probe probe = {
+		.next_ioctl = next_ioctl_get(),
+		.maybe_node = maybe_node,
+		.not_ours = cache_set_not_ours,
+	};
+	return fastpath_ioctl(&probe, fd, request, b, ret) == FASTPATH_HANDLED;
 }
 
 /* DQBUF on a possible node: the staged form, then a USERPTR frame copied
@@ -413,6 +407,13 @@ EXPORT long syscall(long nr, ...)
 		return do_fcntl(next_fcntl_get(), (int)a1, (int)a2, (void *)a3);
 	if (nr == SYS_close)
 		fastpath_forget((int)a1);
+	/* a child made by a raw fork has a new pid (atfork handlers do not run) */
+	if (nr == SYS_fork || (nr == SYS_clone && !(a1 & CLONE_VM))) {
+		long pid = next_syscall_get()(nr, a1, a2, a3, a4, a5, a6);
+		if (pid == 0)
+			fastpath_forked();
+		return pid;
+	}
 	if ((nr == SYS_dup2 || nr == SYS_dup3) && a1 != a2)
 		fastpath_forget((int)a2);
 	long r = next_syscall_get()(nr, a1, a2, a3, a4, a5, a6);

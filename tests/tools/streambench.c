@@ -62,6 +62,8 @@ static void usage(FILE *out)
 		"  -r, --fps N      frame rate to ask for (default: the node's)\n"
 		"  -o, --out FILE   write the frames back to back\n"
 		"  -t, --times FILE write each DQBUF's return time (CLOCK_MONOTONIC ns)\n"
+		"  -w, --settle US  wait US microseconds after poll and after DQBUF: the\n"
+		"                   calls then meet a driver done with the frame\n"
 		"Prints: frames, rate (fps from frame %d on), dqbuf/qbuf p50 and p99 (us),\n"
 		"cpu per frame (us, this process).\n",
 		WARMUP);
@@ -73,13 +75,14 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' }, { "size", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },  { "fps", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },    { "times", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },         { 0 },
+		{ "settle", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL;
-	unsigned width = 0, height = 0, fps = 0;
+	unsigned width = 0, height = 0, fps = 0, settle_us = 0;
 	long count = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:w:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f': fourcc = optarg; break;
 		case 's':
@@ -90,6 +93,7 @@ int main(int argc, char **argv)
 		case 'r': fps = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'o': out_path = optarg; break;
 		case 't': times_path = optarg; break;
+		case 'w': settle_us = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -145,6 +149,8 @@ int main(int argc, char **argv)
 			errno = errno ? errno : ETIMEDOUT;
 			die("poll");
 		}
+		if (settle_us)
+			usleep(settle_us);
 		struct v4l2_buffer b = { .type = type, .memory = V4L2_MEMORY_MMAP };
 		int64_t t0 = now_ns();
 		if (ioctl(fd, VIDIOC_DQBUF, &b) < 0)
@@ -160,6 +166,8 @@ int main(int argc, char **argv)
 			fprintf(times, "%lld\n", (long long)t1);
 		if (out && fwrite(mem[b.index], 1, b.bytesused, out) != b.bytesused)
 			die("write");
+		if (settle_us)
+			usleep(settle_us);
 		int64_t t2 = now_ns();
 		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
 			die("QBUF");
