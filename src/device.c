@@ -547,6 +547,15 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)(dev->assembler.stats.frames_no_buffer +
 					 dev->frames_no_app_buffer), conv,
 		    dev->stream_failed ? "; stream failed" : "");
+	status_line(&sl, "copies: %.2f per frame (%llu frames assembled straight into an app's "
+			 "buffer, %llu bytes assembled, %llu copied after)",
+		    dev->bytes_assembled
+			    ? (double)(dev->bytes_assembled + dev->bytes_copied_after) /
+				      (double)dev->bytes_assembled
+			    : 0.0,
+		    (unsigned long long)dev->frames_into_app,
+		    (unsigned long long)dev->bytes_assembled,
+		    (unsigned long long)dev->bytes_copied_after);
 	status_line(&sl, "requests: %llu through CUSE, %llu through the fast path",
 		    (unsigned long long)dev->cuse_requests, (unsigned long long)dev->chan_requests);
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",

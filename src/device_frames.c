@@ -127,6 +127,7 @@ static void deliver_copy(struct dev_consumer *c, const uint8_t *src, size_t len,
 		}
 		size_t n = len < cap ? len : cap;
 		memcpy(native, src, n);
+		dev->bytes_copied_after += n;
 		native_frame(c, native, n, &meta);
 		return;
 	}
@@ -138,6 +139,7 @@ static void deliver_copy(struct dev_consumer *c, const uint8_t *src, size_t len,
 		return;
 	}
 	memcpy(b->mem, src, len < b->length ? len : b->length);
+	dev->bytes_copied_after += len < b->length ? len : b->length;
 	/* a frame beyond the buffer is cut and flagged by vq_done */
 	vq_done(q, b, (uint32_t)len, meta.flags, meta.sequence, &meta.timestamp);
 	c->frames++;
@@ -182,6 +184,9 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 		dev->frames++;
 		if (ev->error)
 			dev->frames_error++;
+		dev->bytes_assembled += ev->bytesused;
+		if (g.kind == GIVEN_APP)
+			dev->frames_into_app++;
 		/* the copies first, from bytes no app can reach yet */
 		for (struct dev_consumer *c = dev->consumers; c; c = c->next)
 			if (g.kind == GIVEN_FAN || c != g.c)

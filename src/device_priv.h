@@ -152,6 +152,10 @@ struct device {
 	/* requests served through CUSE (ioctl, read, poll) and through the
 	 * fast-path channels: per frame, what a frame costs in round trips */
 	uint64_t cuse_requests, chan_requests;
+	/* copies: bytes of finished frames the assembler wrote from the USB
+	 * transfers, frames it wrote straight into an app's buffer, and bytes
+	 * copied again after assembly (to more processes, or to a converter) */
+	uint64_t bytes_assembled, frames_into_app, bytes_copied_after;
 	/* the counters when the stream (re)started by a STREAMON began */
 	uint64_t stream_frames0, stream_errors0;
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */

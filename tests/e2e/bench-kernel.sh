@@ -14,7 +14,9 @@
 #    of it, the app's own (getrusage) and the daemon's (schedstat);
 #  - dqbuf/qbuf: the calls' cost (DQBUF timed after poll said ready), p50;
 #  - latency: camera stamp to DQBUF return, p50 and p99 (uvcuse-framecheck --times);
-#  - requests per frame through CUSE and the fast path (the daemon's LOG_STATUS);
+#  - requests per frame through CUSE and the fast path, and copies per frame
+#    (bytes assembled plus bytes copied after, over bytes assembled: 1.00 is
+#    the one copy from the USB transfer into the app's buffer) (LOG_STATUS);
 #  - read(): 1920x1080 YUYV unpaced with read() against the MMAP rate;
 #  - idle: the daemon's context switches per second with no app, an app
 #    holding the node open, and after a stream stopped (10 s each).
@@ -83,6 +85,8 @@ requests() {
 		"$(awk -v l="$line" -v f="$frames" 'BEGIN { split(l, a, "requests: "); split(a[2], b, " "); printf "%.2f", b[1] / f }')"
 	record "fast-requests-per-frame" "$lane" "$round" \
 		"$(awk -v l="$line" -v f="$frames" 'BEGIN { split(l, a, "through CUSE, "); split(a[2], b, " "); printf "%.2f", b[1] / f }')"
+	record "copies-per-frame" "$lane" "$round" \
+		"$(grep 'copies: ' "$WORK/uvcuse.log" | tail -n 1 | sed -E 's/.*copies: ([0-9.]+) per frame.*/\1/')"
 }
 
 step "phase 1: unpaced camera (rates), $ROUNDS rounds"
