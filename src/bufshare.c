@@ -46,20 +46,14 @@ struct bufshare {
 	uint64_t serial;
 	struct conn *conns[BUFSHARE_MAX_CONNS];
 	gid_t gid; /* the socket's group */
-	time_t refusal_second; /* refusal lines: at most a few a second */
-	unsigned refusals;
+	struct log_limit refusal_limit; /* refusal lines: at most a few a second */
 };
 
 /* Whether a refusal may be logged: a local client hammering the socket
  * must not flood the log. */
 static bool refusal_log_ok(struct bufshare *bs)
 {
-	time_t now = time(NULL);
-	if (now != bs->refusal_second) {
-		bs->refusal_second = now;
-		bs->refusals = 0;
-	}
-	return ++bs->refusals <= 5;
+	return log_allowed(&bs->refusal_limit, 5);
 }
 
 /* --- tokens -------------------------------------------------------------- */
@@ -305,8 +299,9 @@ static void on_conn(void *data, uint32_t events)
 			int fd = c->fd;
 			pid_t pid = c->pid;
 			conn_drop(c, true); /* off the loop, fd kept */
-			status = bs->channel(bs->ctx, file, fd, pid);
-			send_reply_fd(fd, pid, status, -1, 0);
+			int ring = -1;
+			status = bs->channel(bs->ctx, file, fd, pid, &ring);
+			send_reply_fd(fd, pid, status, ring, 0);
 			if (status < 0)
 				close(fd);
 			return;

@@ -31,9 +31,11 @@ typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64
 
 /* A request for UVCUSE_CHANNEL_OFFSET, authorized for 'file': the owner
  * takes the connection fd (of process pid, off bufshare's watch) as the
- * file's fast-path channel and returns 0, or returns -errno leaving fd
- * alone. bufshare then sends the answer on fd (and closes it on failure). */
-typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid);
+ * file's fast-path channel and returns 0, with *memfd set to memory to
+ * send with the answer (the ring, still the owner's) or -1; or returns
+ * -errno leaving fd alone. bufshare then sends the answer on fd (and
+ * closes it on failure). */
+typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid, int *memfd);
 
 /* Tokens a file may hold unused; the oldest is dropped beyond. */
 #define BUFSHARE_TOKENS_PER_FILE 8

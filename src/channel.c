@@ -49,14 +49,8 @@ int channel_parse(const void *msg, size_t len, struct uvcuse_chan_msg *out)
  * local app could open channels in a loop. */
 static bool complaint_ok(void)
 {
-	static time_t second;
-	static unsigned count;
-	time_t now = time(NULL);
-	if (now != second) {
-		second = now;
-		count = 0;
-	}
-	return ++count <= 5;
+	static struct log_limit limit;
+	return log_allowed(&limit, 5);
 }
 
 static void channel_close(struct channel *ch, const char *why)

@@ -122,6 +122,9 @@ static void answer_parked(struct device *dev, struct dev_file *df, struct parked
 void device_wake_all(struct device *dev)
 {
 	for (struct dev_file *df = dev->files; df; df = df->next) {
+		/* a parked DQBUF takes the queue's head, which a ring may hold */
+		if (df->parked)
+			device_rings_revoke(df);
 		struct parked *list = df->parked;
 		df->parked = NULL;
 		/* answer_parked puts back the ones that still wait */
@@ -130,6 +133,8 @@ void device_wake_all(struct device *dev)
 			list = p->next;
 			answer_parked(dev, df, p);
 		}
+		/* before the poller wakes: it may take the new frames at once */
+		device_rings_publish(df);
 		if (df->cuse)
 			cuse_file_notify_poll(df->cuse);
 	}
@@ -556,8 +561,10 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)dev->frames_into_app,
 		    (unsigned long long)dev->bytes_assembled,
 		    (unsigned long long)dev->bytes_copied_after);
-	status_line(&sl, "requests: %llu through CUSE, %llu through the fast path",
-		    (unsigned long long)dev->cuse_requests, (unsigned long long)dev->chan_requests);
+	status_line(&sl, "requests: %llu through CUSE, %llu through the fast path (and %llu DQBUFs "
+			 "taken from its rings)",
+		    (unsigned long long)dev->cuse_requests, (unsigned long long)dev->chan_requests,
+		    (unsigned long long)dev->ring_takes);
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
@@ -970,11 +977,23 @@ static void bufshare_sync_node(struct device *dev)
 	}
 }
 
+static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+		      unsigned int cmd, void *arg, void *extra, size_t extra_len);
+
+/* Every CUSE request of a file first revokes its fast-path rings (what
+ * they published may be about to change) and republishes after. */
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		     void *extra, size_t extra_len)
 {
-	struct device *dev = ctx;
 	struct dev_file *df = data;
+	device_rings_revoke(df);
+	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
+	device_rings_publish(df);
+}
+
+static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+		      unsigned int cmd, void *arg, void *extra, size_t extra_len)
+{
 	dev->cuse_requests++;
 	if (dev->unplugged) {
 		cuse_reply_error(req, ENODEV);
@@ -1072,6 +1091,7 @@ static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, of
 		cuse_reply_error(req, ENODEV);
 		return;
 	}
+	device_rings_revoke(df); /* read() emulation takes the queue */
 	int res = node_read(&dev->node, &df->nf, size, off == 0, flags & O_NONBLOCK, &buf, &len);
 	if (res == NODE_WAIT) {
 		struct parked *p = calloc(1, sizeof(*p));
@@ -1100,7 +1120,10 @@ static unsigned op_poll(void *ctx, void *data, unsigned requested)
 	dev->cuse_requests++;
 	if (dev->unplugged) /* as v4l2_poll on an unregistered node */
 		return POLLERR | POLLHUP | POLLPRI;
-	return node_poll(&dev->node, &df->nf, requested);
+	device_rings_apply(df); /* entries taken are no longer done buffers */
+	unsigned events = node_poll(&dev->node, &df->nf, requested);
+	device_rings_publish(df);
+	return events;
 }
 
 static void op_interrupt(void *ctx, void *data, struct cuse_req *req)

@@ -19,6 +19,7 @@
 
 struct bufshare;
 struct channel;
+struct chan_ring;
 struct cuse_file;
 struct cuse_req;
 struct cuse_server;
@@ -110,6 +111,7 @@ struct camera_call {
 struct dev_file {
 	struct device *dev;
 	struct channel *chans[DEV_FILE_CHANNELS];
+	struct chan_ring *rings[DEV_FILE_CHANNELS]; /* chans[i]'s ring, or NULL */
 	struct cuse_file *cuse;   /* NULL once released while its call ran on */
 	bool releasing;           /* released: freed when its call ends */
 	struct node_file nf;
@@ -151,7 +153,7 @@ struct device {
 	uint64_t frames, frames_error;
 	/* requests served through CUSE (ioctl, read, poll) and through the
 	 * fast-path channels: per frame, what a frame costs in round trips */
-	uint64_t cuse_requests, chan_requests;
+	uint64_t cuse_requests, chan_requests, ring_takes;
 	/* copies: bytes of finished frames the assembler wrote from the USB
 	 * transfers, frames it wrote straight into an app's buffer, and bytes
 	 * copied again after assembly (to more processes, or to a converter) */
@@ -209,8 +211,16 @@ void device_parked_fail(struct parked *p, int err);
 
 /* --- device_channel.c: the preload library's fast path ------------------- */
 
-/* bufshare_channel_cb: the connection fd becomes a channel of file. */
-int device_channel_open(void *dev, void *file, int fd, pid_t pid);
+/* bufshare_channel_cb: the connection fd becomes a channel of file, with a
+ * ring (*memfd). */
+int device_channel_open(void *dev, void *file, int fd, pid_t pid, int *memfd);
+/* The rings of the file's channels (include/uvcuse/uvcuse.h): apply the
+ * entries the library took (dequeue those buffers); revoke the entries not
+ * taken (before anything that may change what DQBUF answers); publish the
+ * done buffers not yet published (after). */
+void device_rings_apply(struct dev_file *df);
+void device_rings_revoke(struct dev_file *df);
+void device_rings_publish(struct dev_file *df);
 /* The answer of a fast-path request that ran (res: node_ioctl's). */
 void device_channel_reply(struct device *dev, struct dev_file *df, struct channel *ch,
 			  unsigned int cmd, struct v4l2_buffer *b, int res);

@@ -26,6 +26,7 @@
 static void answer_parked_enodev(struct device *dev)
 {
 	for (struct dev_file *df = dev->files; df; df = df->next) {
+		device_rings_revoke(df);
 		while (df->parked) {
 			struct parked *p = df->parked;
 			df->parked = p->next;

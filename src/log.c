@@ -1,5 +1,7 @@
 #include "log.h"
 
+#include <time.h>
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -85,4 +87,14 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		fprintf(stderr, "<%d>%s\n", syslog_prio[level], line);
 	else
 		fprintf(stderr, "uvcuse: %s%s\n", tags[level], line);
+}
+
+bool log_allowed(struct log_limit *limit, unsigned per_second)
+{
+	time_t now = time(NULL);
+	if ((long)now != limit->second) {
+		limit->second = (long)now;
+		limit->count = 0;
+	}
+	return ++limit->count <= per_second;
 }

@@ -4,6 +4,7 @@
 #ifndef UVCUSE_LOG_H
 #define UVCUSE_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARNING, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
@@ -22,6 +23,15 @@ void log_use_syslog(void);
  * apps (mapped control names...) may hold anything. Returns the length
  * written. */
 size_t log_escape(char *dst, size_t cap, const char *src);
+
+/* A limit of lines a second for complaints a hostile local user could
+ * provoke in a loop: log_allowed() is true for the first 'per_second'
+ * calls of each second. Zero-initialise. */
+struct log_limit {
+	long second;
+	unsigned count;
+};
+bool log_allowed(struct log_limit *limit, unsigned per_second);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

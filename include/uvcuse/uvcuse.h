@@ -23,7 +23,42 @@
  *  - UVCUSE_IOC_DQBUF_STAGED: VIDIOC_DQBUF of a USERPTR queue that leaves
  *    the frame in the daemon's staging memory of that buffer, which the
  *    library then fetches (offset UVCUSE_STAGING_OFFSET(index)) and copies
- *    to the app's pointer: no 128 KiB limit of a CUSE ioctl reply. */
+ *    to the app's pointer: no 128 KiB limit of a CUSE ioctl reply.
+ *
+ * The fast path (the "channel"): a buffer socket request for offset
+ * UVCUSE_CHANNEL_OFFSET is answered status 0, and the connection then stays
+ * open as that open file's channel for the per-frame traffic, which then
+ * costs no CUSE round trip (two per ioctl):
+ *
+ *   send(struct uvcuse_chan_msg)  op QBUF or DQBUF, seq, the v4l2_buffer
+ *   recv(struct uvcuse_chan_msg)  the same op and seq, result, the
+ *                                 v4l2_buffer as VIDIOC_QBUF/DQBUF leave it;
+ *                                 a USERPTR DQBUF's answer carries the
+ *                                 buffer's staging memfd, to pread from
+ *   send(op CANCEL, seq)          the caller of a waiting DQBUF was
+ *                                 interrupted: the daemon answers it -EINTR
+ *                                 unless it was answered already
+ *
+ * One request at a time per connection; a request runs as the same ioctl
+ * on the file would (its queue, ownership and O_NONBLOCK), a blocking DQBUF
+ * waits on the connection. Anything else (a wrong size, magic or op, a
+ * second request before the answer, passed fds) closes the channel; the
+ * library then goes through CUSE, which always works. A USERPTR QBUF is
+ * refused (-EOPNOTSUPP: through CUSE the kernel checks the pointer). poll()
+ * stays on the node fd.
+ *
+ * The answer to the channel request may carry a memfd: the ring, a struct
+ * uvcuse_ring the library maps shared. The daemon publishes in it, in
+ * order, what DQBUF would answer for each done buffer of the file's MMAP
+ * queue; the library's DQBUF takes the next entry with one compare-and-swap
+ * on 'taken' (no system call, no round trip), and the daemon applies the
+ * takes (dequeues those buffers) before it next touches the queue. Before
+ * anything else may change what DQBUF answers (another request of the
+ * file, a DQBUF through the channel, a stream error, an unplug), the
+ * daemon revokes the entries not taken: it moves 'taken' to a new
+ * generation with a compare-and-swap, so a take and a revocation never
+ * both win. 'taken' beyond 'published', or of another generation, is the
+ * peer breaking the protocol: the channel closes. */
 #ifndef UVCUSE_UVCUSE_H
 #define UVCUSE_UVCUSE_H
 
@@ -85,6 +120,23 @@ enum uvcuse_chan_op {
 	UVCUSE_CHAN_QBUF = 1,
 	UVCUSE_CHAN_DQBUF = 2,
 	UVCUSE_CHAN_CANCEL = 3, /* no answer of its own */
+};
+
+#define UVCUSE_RING_ENTRIES 32 /* VIDEO_MAX_FRAME: every buffer done at once */
+
+struct uvcuse_ring {
+	uint32_t magic;        /* UVCUSE_MAGIC */
+	uint32_t size;         /* sizeof(struct uvcuse_ring) */
+	/* (generation << 32) | entries of that generation taken: written by
+	 * the library (a take) and the daemon (a revocation), only by
+	 * compare-and-swap (__atomic builtins on both sides) */
+	uint64_t taken;
+	/* (generation << 32) | entries of that generation published: written
+	 * by the daemon (release store), after the entries */
+	uint64_t published;
+	/* entry k of a generation is at k % UVCUSE_RING_ENTRIES: VIDIOC_DQBUF's
+	 * answer for it */
+	struct v4l2_buffer entry[UVCUSE_RING_ENTRIES];
 };
 
 struct uvcuse_chan_msg {

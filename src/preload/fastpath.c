@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@ struct slot {
 	int sock;
 	uint64_t rdev, ino; /* the node the channel (or refusal) is for */
 	uint32_t seq;
+	struct uvcuse_ring *ring; /* the daemon's published DQBUF answers, or NULL */
 	atomic_bool refused; /* the daemon said no for this node: CUSE until fd closes */
 };
 static struct slot slots[FASTPATH_FDS];
@@ -76,6 +78,9 @@ static void slot_drop(struct slot *s)
 		if (!atomic_exchange(&s->sock_lost, 0))
 			close_raw(s->sock);
 	}
+	if (s->ring) /* a forked child's copy of the mapping only */
+		syscall(SYS_munmap, s->ring, sizeof(*s->ring));
+	s->ring = NULL;
 	atomic_store(&s->sock_lost, 0);
 	atomic_store_explicit(&s->pid, 0, memory_order_relaxed);
 	atomic_store(&s->refused, false);
@@ -143,6 +148,50 @@ enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, struct v4l2
 	}
 }
 
+/* The daemon's ring (memfd ring_fd, closed here), mapped, or NULL: then
+ * every DQBUF is a round trip. */
+static struct uvcuse_ring *ring_map(int ring_fd)
+{
+	if (ring_fd < 0)
+		return NULL;
+	struct stat st;
+	void *p = MAP_FAILED;
+	if (fstat(ring_fd, &st) == 0 && (uint64_t)st.st_size >= sizeof(struct uvcuse_ring))
+		p = (void *)syscall(SYS_mmap, NULL, sizeof(struct uvcuse_ring),
+				    PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
+	close_raw(ring_fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	struct uvcuse_ring *r = p;
+	if (r->magic != UVCUSE_MAGIC || r->size != sizeof(*r)) {
+		syscall(SYS_munmap, p, sizeof(struct uvcuse_ring));
+		return NULL;
+	}
+	return r;
+}
+
+bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b)
+{
+	/* a few tries: a lost race with a revocation means no entry */
+	for (int tries = 0; tries < 4; tries++) {
+		uint64_t t = __atomic_load_n(&r->taken, __ATOMIC_ACQUIRE);
+		uint64_t p = __atomic_load_n(&r->published, __ATOMIC_ACQUIRE);
+		if ((t >> 32) != (p >> 32) || (uint32_t)t >= (uint32_t)p)
+			return false;
+		struct v4l2_buffer e;
+		memcpy(&e, &r->entry[(uint32_t)t % UVCUSE_RING_ENTRIES], sizeof(e));
+		/* anything else is the daemon's to answer (EINVAL...) */
+		if (e.type != b->type || e.memory != b->memory)
+			return false;
+		if (__atomic_compare_exchange_n(&r->taken, &t, t + 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			*b = e;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The slot's live channel, without a syscall: this process's, its node fd
  * not closed and its socket not closed behind us since it opened. */
 static bool slot_live(struct slot *s)
@@ -172,7 +221,8 @@ static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd
 	s->rdev = (uint64_t)st.st_rdev;
 	s->ino = (uint64_t)st.st_ino;
 	bool ours;
-	int sock = uvcuse_open_channel(probe->next_ioctl, fd, &ours);
+	int ring_fd;
+	int sock = uvcuse_open_channel(probe->next_ioctl, fd, &ours, &ring_fd);
 	if (sock < 0) {
 		if (!ours && (sock == -ENOTTY || sock == -EINVAL)) {
 			*not_ours = true;
@@ -184,8 +234,11 @@ static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd
 	}
 	if (sock >= FASTPATH_FDS) { /* untracked: its closing could not be seen */
 		close_raw(sock);
+		if (ring_fd >= 0)
+			close_raw(ring_fd);
 		return false;
 	}
+	s->ring = ring_map(ring_fd);
 	s->sock = sock;
 	s->seq = 0;
 	atomic_store(&s->sock_lost, 0);
@@ -214,6 +267,11 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 		goto out;
 	}
 	uint32_t op = request == VIDIOC_QBUF ? UVCUSE_CHAN_QBUF : UVCUSE_CHAN_DQBUF;
+	if (op == UVCUSE_CHAN_DQBUF && s->ring && fastpath_ring_take(s->ring, b)) {
+		*ret = 0; /* a done buffer the daemon published: no system call */
+		v = FASTPATH_HANDLED;
+		goto out;
+	}
 	struct v4l2_buffer work = *b;
 	int result = 0, memfd = -1;
 	enum chan_call_status cs = chan_call(s->sock, ++s->seq, op, &work, &result, &memfd);

@@ -53,7 +53,13 @@ void fastpath_forked(void);
 /* Whether the fast path is on (UVCUSE_FASTPATH unset or not "0"). */
 bool fastpath_enabled(void);
 
-/* --- one request on a channel, for the unit suite ------------------------ */
+/* --- for the unit suite ---------------------------------------------------- */
+
+/* Takes the next DQBUF answer the daemon published in r into *b (whose
+ * type and memory must be the entry's), by compare-and-swap: false when
+ * there is none (or a revocation won). */
+bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b);
+
 
 enum chan_call_status {
 	CHAN_ANSWERED = 0, /* *result holds the daemon's answer */

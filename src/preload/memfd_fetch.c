@@ -42,25 +42,62 @@ static int hello_and_ask(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint
 	return s;
 }
 
-int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours)
+/* One reply on s: its status, the first fd it carries in *fd_out (-1:
+ * none; any other is closed) and how many came in *fds. 0, or -errno /
+ * -EPROTO / the reply's status. */
+static int recv_reply(int s, struct uvcuse_buf_reply *rep, int *fd_out, unsigned *fds)
 {
+	struct iovec iov = { rep, sizeof(*rep) };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+	*fd_out = -1;
+	*fds = 0;
+	do
+		n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+		    cm->cmsg_len < CMSG_LEN(0))
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
+			if ((*fds)++ == 0)
+				*fd_out = f;
+			else
+				close(f);
+		}
+	}
+	if (n != (ssize_t)sizeof(*rep) || rep->magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
+		return -EPROTO;
+	return rep->status < 0 ? rep->status : 0;
+}
+
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd)
+{
+	*ring_fd = -1;
 	int s = hello_and_ask(ioctl_fn, fd, UVCUSE_CHANNEL_OFFSET, 0, ours);
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;
-	ssize_t n;
-	do
-		n = recv(s, &rep, sizeof(rep), 0);
-	while (n < 0 && errno == EINTR);
-	int err = n < 0 ? -errno : 0;
-	if (!err && (n != (ssize_t)sizeof(rep) || rep.magic != UVCUSE_MAGIC))
-		err = -EPROTO;
-	else if (!err && rep.status < 0)
-		err = rep.status;
+	int ring = -1;
+	unsigned fds;
+	int err = recv_reply(s, &rep, &ring, &fds);
 	if (err < 0) {
+		if (ring >= 0)
+			close(ring);
 		close(s);
 		return err;
 	}
+	*ring_fd = ring;
 	return s;
 }
 
@@ -71,52 +108,18 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;
-	struct iovec iov = { &rep, sizeof(rep) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	int err = 0, memfd = -1;
-	ssize_t n;
-	do
-		n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		err = -errno;
-		goto out;
-	}
-	/* exactly one fd is the answer; any other received is closed (the
-	 * space of one fd holds two on 64-bit: none may leak) */
+	int memfd = -1;
 	unsigned fds = 0;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-		    cm->cmsg_len < CMSG_LEN(0))
-			continue;
-		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t j = 0; j < k; j++) {
-			int fd_in;
-			memcpy(&fd_in, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
-			if (fds++ == 0)
-				memfd = fd_in;
-			else
-				close(fd_in);
-		}
-	}
-	if (fds > 1) {
-		close(memfd);
-		memfd = -1;
-	}
-	if (n != (ssize_t)sizeof(rep) || rep.magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
-		err = -EPROTO;
-	else if (rep.status < 0)
-		err = rep.status;
-	else if (memfd < 0 || rep.size < length)
-		err = -EPROTO;
-	if (err < 0 && memfd >= 0)
-		close(memfd);
-out:
+	int err = recv_reply(s, &rep, &memfd, &fds);
 	close(s);
-	return err < 0 ? err : memfd;
+	/* exactly one fd is the answer (the space of one fd holds two on
+	 * 64-bit: none may leak) */
+	if (!err && (fds != 1 || rep.size < length))
+		err = -EPROTO;
+	if (err < 0) {
+		if (memfd >= 0)
+			close(memfd);
+		return err;
+	}
+	return memfd;
 }

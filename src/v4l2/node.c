@@ -876,6 +876,15 @@ void node_set_error(struct node *n)
 			vq_set_error(&p->queue);
 }
 
+int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2_buffer *b)
+{
+	(void)n;
+	const struct vq *q = &f->proc->queue;
+	if (q->memory != V4L2_MEMORY_MMAP)
+		return -EOPNOTSUPP;
+	return vq_dqbuf_peek(q, f, i, b);
+}
+
 void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buffer *b)
 {
 	(void)n;

@@ -270,6 +270,11 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
  * no longer dequeued (STREAMOFF, REQBUFS since). */
 void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buffer *b);
 
+/* What VIDIOC_DQBUF would answer f for the i-th done buffer of its MMAP
+ * queue, without dequeuing (the fast path publishes these): 0, -EAGAIN (no
+ * such buffer), -EOPNOTSUPP (not an MMAP queue), DQBUF's errors. */
+int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2_buffer *b);
+
 /* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,
  * data and len are what to answer (len may be 0: end of this read() call);
  * afterwards call node_read_done(len) with what was sent. -EAGAIN

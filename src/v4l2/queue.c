@@ -373,25 +373,42 @@ int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b)
 
 /* --- DQBUF / STREAMON / STREAMOFF / release ------------------------------ */
 
-int vq_dqbuf(struct vq *q, void *owner, struct v4l2_buffer *b, struct vq_buffer **buf)
+/* Whether owner may dequeue the i-th done buffer now, in
+ * __vb2_wait_for_done_vb's order of answers. */
+static int dqbuf_check(const struct vq *q, const void *owner, unsigned i)
 {
-	if (b->type != CAPTURE)
-		return -EINVAL;
 	if (vq_is_busy(q, owner) || fileio_active(q))
 		return -EBUSY;
-	/* __vb2_wait_for_done_vb's order */
 	if (!q->streaming)
 		return -EINVAL;
 	if (q->error)
 		return -EIO;
-	if (!q->n_done)
-		return -EAGAIN;
+	return i < q->n_done ? 0 : -EAGAIN;
+}
+
+int vq_dqbuf(struct vq *q, void *owner, struct v4l2_buffer *b, struct vq_buffer **buf)
+{
+	if (b->type != CAPTURE)
+		return -EINVAL;
+	int err = dqbuf_check(q, owner, 0);
+	if (err)
+		return err;
 	struct vq_buffer *vb = &q->buffers[fifo_pop(q->done, &q->n_done)];
 	fill_user(q, vb, VQ_DONE, b);
 	b->flags &= ~V4L2_BUF_FLAG_DONE; /* vb2_dqbuf */
 	vb->state = VQ_DEQUEUED;
 	if (buf)
 		*buf = vb;
+	return 0;
+}
+
+int vq_dqbuf_peek(const struct vq *q, const void *owner, unsigned i, struct v4l2_buffer *b)
+{
+	int err = dqbuf_check(q, owner, i);
+	if (err)
+		return err;
+	fill_user(q, &q->buffers[q->done[i]], VQ_DONE, b);
+	b->flags &= ~V4L2_BUF_FLAG_DONE;
 	return 0;
 }
 

@@ -163,6 +163,10 @@ int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b);
  * filled and *buf (if not NULL) is the buffer, whose mem holds the frame
  * (for USERPTR the caller copies bytesused bytes of mem to b->m.userptr). */
 int vq_dqbuf(struct vq *q, void *owner, struct v4l2_buffer *b, struct vq_buffer **buf);
+/* What vq_dqbuf() would answer owner for the i-th done buffer (0: the next
+ * one) once the i before it are dequeued, without dequeuing anything: 0,
+ * or -EAGAIN (no such buffer) and vq_dqbuf's errors. */
+int vq_dqbuf_peek(const struct vq *q, const void *owner, unsigned i, struct v4l2_buffer *b);
 int vq_streamon(struct vq *q, void *owner, int type);
 int vq_streamoff(struct vq *q, void *owner, int type);
 

@@ -8,6 +8,9 @@
 #   points of a loop of multi-round ioctls; close while streaming;
 # - 1000 open/close cycles; 100 files open with 10 streaming in turn;
 # - a process flooding the buffer socket while an app maps through it;
+# - a hostile fast-path client (uvcuse-appfault channel): random and
+#   malformed channel messages from a file that does not own the queue
+#   while another file streams; no buffer may reach it;
 # - random ioctls (numbers from the table and outside it, random bytes and
 #   sizes) for RANDOM_SECONDS (default 60; 300 by hand).
 # Afterwards the daemon is alive, a capture passes uvcuse-framecheck, and
@@ -103,8 +106,12 @@ capture_check "under the flood"
 wait "$flood" || fail "the flood client failed"
 cat "$WORK/flood.out"
 
-step "random ioctls for $RANDOM_SECONDS s"
 seed=$(date +%s)
+step "a hostile fast-path client on one file while another streams (seed $seed)"
+"$APPFAULT" channel "$NODE" 8 "$seed" || fail "the fast path gave a file another file's buffer, hung, or stopped its stream (seed $seed)"
+kill -0 "$UVCUSE_PID" || fail "uvcuse died under the hostile fast-path client (seed $seed)"
+
+step "random ioctls for $RANDOM_SECONDS s"
 echo "seed $seed"
 "$APPFAULT" random "$NODE" "$RANDOM_SECONDS" "$seed" || fail "the random client (seed $seed) hung or failed"
 kill -0 "$UVCUSE_PID" || fail "uvcuse died under random ioctls (seed $seed)"

@@ -166,8 +166,13 @@ for spec in "${READ_SPECS[@]}"; do
 		grep -E '^(frames|frame rate|latency p50|latency p99|verdict)'
 	fps=$(awk '/^rate:/ { print $2 }' "$WORK/read-$1.log")
 	echo "read() $spec: $fps fps (uvcvideo mmap: ${KERNEL_FPS[$1]})"
-	within_pct "$fps" 30 2 || within_pct "$fps" "${KERNEL_FPS[$1]}" 5 ||
-		fail "read() rate $fps is neither within 2% of 30 nor within 5% of uvcvideo's ${KERNEL_FPS[$1]}"
+	# A slow driver shows as a rate below the camera's. The rate is
+	# measured from the first frame's arrival to the last's, so a first
+	# frame that came late (a loaded host) puts it above 30 (30.6 in a CI
+	# run where a compile shared the cores); more frames than the camera
+	# sent would be duplicates, which framecheck's order check catches.
+	at_least_pct "$fps" 30 2 || at_least_pct "$fps" "${KERNEL_FPS[$1]}" 5 ||
+		fail "read() rate $fps is more than 2% below 30 and 5% below uvcvideo's ${KERNEL_FPS[$1]}"
 	rm -f "$WORK/read-$1"
 done
 

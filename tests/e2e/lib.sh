@@ -309,6 +309,11 @@ camera_drops() {
 		sed -nE 's/.* ([0-9]+) dropped.*/\1/p' | awk '{ s += $1 } END { if (NR) print s }'
 }
 
+# at_least_pct VALUE REF PCT: VALUE is no more than PCT percent below REF.
+at_least_pct() {
+	awk -v v="$1" -v r="$2" -v p="$3" 'BEGIN { exit !(r > 0 && (r - v) * 100 <= p * r) }'
+}
+
 # within_pct VALUE REF PCT: VALUE is within PCT percent of REF.
 within_pct() {
 	awk -v v="$1" -v r="$2" -v p="$3" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(r > 0 && d * 100 <= p * r) }'

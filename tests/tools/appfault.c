@@ -24,6 +24,8 @@
 #include <linux/videodev2.h>
 
 #include "controls.h" /* tests/vcam: vcam_xu_guid, VCAM_XU_* */
+#include "memfd_fetch.h" /* src/preload: uvcuse_open_channel */
+#include "uvcuse/uvcuse.h"
 #include "descriptors.h"
 
 #define IOCTL(name) { #name, name }
@@ -406,6 +408,141 @@ static int cmd_flood(const char *path, double seconds)
 	return 0;
 }
 
+/* channel: a hostile client of the fast path (include/uvcuse/uvcuse.h).
+ * File B owns the queue and streams (4 MMAP buffers); file A, opened by
+ * this same process, opens fast-path channels again and again for SECONDS
+ * and sends them random requests (QBUF/DQBUF of any index, memory and
+ * type, CANCELs of any number, a second request before the answer),
+ * garbage of random length, and hangs up with requests in flight. No
+ * answer on A's channels may ever hand out a buffer (B owns the queue: A
+ * gets EBUSY or EINVAL), a request must be answered within 10 s, and B's
+ * stream must go on. Prints what the daemon did. */
+static int cmd_channel(const char *node, double seconds, unsigned long long seed)
+{
+	srand48((long)seed);
+	int b = open(node, O_RDWR | O_NONBLOCK), a = open(node, O_RDWR | O_NONBLOCK);
+	if (a < 0 || b < 0) {
+		perror(node);
+		return 1;
+	}
+	struct v4l2_requestbuffers rb = { .count = 4, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (ioctl(b, VIDIOC_REQBUFS, &rb) < 0) {
+		perror("REQBUFS on B");
+		return 1;
+	}
+	for (unsigned i = 0; i < rb.count; i++) {
+		struct v4l2_buffer qb = { .index = i, .type = type, .memory = V4L2_MEMORY_MMAP };
+		ioctl(b, VIDIOC_QBUF, &qb);
+	}
+	if (ioctl(b, VIDIOC_STREAMON, &type) < 0) {
+		perror("STREAMON on B");
+		return 1;
+	}
+	unsigned long channels = 0, refused = 0, closed = 0, answers = 0, frames_b = 0;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int verdict = 0;
+	do {
+		bool ours;
+		int ring_fd;
+		int s = uvcuse_open_channel((uvcuse_ioctl_fn)ioctl, a, &ours, &ring_fd);
+		struct uvcuse_ring *ring = NULL;
+		if (ring_fd >= 0) {
+			ring = mmap(NULL, sizeof(*ring), PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
+			close(ring_fd);
+			if (ring == MAP_FAILED)
+				ring = NULL;
+		}
+		if (s < 0) {
+			refused++;
+			usleep(1000);
+		} else {
+			channels++;
+			int steps = 1 + (int)(lrand48() % 40);
+			for (int k = 0; k < steps; k++) {
+				struct uvcuse_chan_msg m;
+				memset(&m, 0, sizeof(m));
+				m.magic = UVCUSE_MAGIC;
+				m.op = (uint32_t)(1 + lrand48() % 3);
+				m.seq = (uint32_t)lrand48();
+				m.buf.index = (uint32_t)(lrand48() % 40);
+				m.buf.type = lrand48() % 4 ? (uint32_t)type : (uint32_t)lrand48();
+				m.buf.memory = lrand48() % 4 ? V4L2_MEMORY_MMAP : (uint32_t)(lrand48() % 5);
+				size_t len = sizeof(m);
+				long what = lrand48() % 10;
+				if (ring && lrand48() % 4 == 0) {
+					/* scribbles on the ring: a 'taken' of any generation
+					 * and count, and garbage entries */
+					ring->taken = ((uint64_t)lrand48() << 32) | (uint64_t)lrand48();
+					if (lrand48() % 2)
+						ring->taken &= 0xffffffff00000003ull;
+					memset(&ring->entry[lrand48() % UVCUSE_RING_ENTRIES], 0xa5,
+					       sizeof(ring->entry[0]));
+				}
+				if (what == 0) { /* garbage */
+					len = (size_t)(lrand48() % (long)(sizeof(m) + 64));
+					uint8_t junk[sizeof(m) + 64];
+					for (size_t j = 0; j < len; j++)
+						junk[j] = (uint8_t)lrand48();
+					send(s, junk, len, MSG_NOSIGNAL);
+				} else if (what == 1) { /* a second request before the answer */
+					send(s, &m, len, MSG_NOSIGNAL);
+					send(s, &m, len, MSG_NOSIGNAL);
+				} else {
+					send(s, &m, len, MSG_NOSIGNAL);
+				}
+				/* answers: none may be a buffer of B's queue */
+				struct pollfd p = { .fd = s, .events = POLLIN };
+				if (m.op == UVCUSE_CHAN_CANCEL && what > 1)
+					continue; /* no answer of its own */
+				int r = poll(&p, 1, 10000);
+				if (r == 0 && what > 1) {
+					printf("channel: no answer in 10 s (op %u)\n", m.op);
+					verdict = 1;
+					break;
+				}
+				struct uvcuse_chan_msg ans;
+				ssize_t n = recv(s, &ans, sizeof(ans), MSG_DONTWAIT);
+				if (n == 0 || (n < 0 && errno != EAGAIN)) {
+					closed++;
+					break;
+				}
+				if (n == (ssize_t)sizeof(ans)) {
+					answers++;
+					if (ans.result == 0 && ans.op != UVCUSE_CHAN_CANCEL) {
+						printf("channel: file A was answered a buffer (op %u index %u) "
+						       "of the queue file B owns\n", ans.op, ans.buf.index);
+						verdict = 1;
+					}
+				}
+			}
+			close(s);
+			if (ring)
+				munmap(ring, sizeof(*ring));
+		}
+		/* B streams on */
+		struct v4l2_buffer db = { .type = type, .memory = V4L2_MEMORY_MMAP };
+		if (ioctl(b, VIDIOC_DQBUF, &db) == 0) {
+			frames_b++;
+			ioctl(b, VIDIOC_QBUF, &db);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (!verdict &&
+		 (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	printf("channel: %lu channels opened (%lu refused), %lu answers, %lu closed by the daemon, "
+	       "file B got %lu frames meanwhile\n", channels, refused, answers, closed, frames_b);
+	if (!frames_b) {
+		printf("channel: file B's stream stopped\n");
+		verdict = 1;
+	}
+	ioctl(b, VIDIOC_STREAMOFF, &type);
+	close(a);
+	close(b);
+	return verdict;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -415,7 +552,8 @@ static void usage(FILE *out)
 		"       uvcuse-appfault openclose NODE N    N open/QUERYCAP/close cycles\n"
 		"       uvcuse-appfault manyfiles NODE FILES STREAMERS FRAMES\n"
 		"       uvcuse-appfault ioctls NODE         G_EXT_CTRLS+QUERYCAP until killed\n"
-		"       uvcuse-appfault flood SOCKET SECONDS  hold connections to a socket\n");
+		"       uvcuse-appfault flood SOCKET SECONDS  hold connections to a socket\n"
+		"       uvcuse-appfault channel NODE SECONDS SEED  a hostile fast-path client\n");
 }
 
 int main(int argc, char **argv)
@@ -434,6 +572,8 @@ int main(int argc, char **argv)
 		return cmd_ioctls(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "flood") == 0)
 		return cmd_flood(argv[2], atof(argv[3]));
+	if (argc == 5 && strcmp(argv[1], "channel") == 0)
+		return cmd_channel(argv[2], atof(argv[3]), strtoull(argv[4], NULL, 0));
 	usage(argc == 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
 	return 2;
 }

@@ -424,6 +424,103 @@ START_TEST(call_against_channel)
 }
 END_TEST
 
+/* --- the ring: the library's take ----------------------------------------- */
+
+static void publish(struct uvcuse_ring *r, uint32_t gen, uint32_t count)
+{
+	for (uint32_t k = 0; k < count; k++) {
+		struct v4l2_buffer *e = &r->entry[k % UVCUSE_RING_ENTRIES];
+		memset(e, 0, sizeof(*e));
+		e->index = k % 4;
+		e->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		e->memory = V4L2_MEMORY_MMAP;
+		e->sequence = 100 + k;
+	}
+	__atomic_store_n(&r->published, ((uint64_t)gen << 32) | count, __ATOMIC_RELEASE);
+}
+
+START_TEST(ring_takes_in_order_once)
+{
+	static struct uvcuse_ring r;
+	memset(&r, 0, sizeof(r));
+	r.taken = (uint64_t)7 << 32;
+	publish(&r, 7, 3);
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	for (uint32_t k = 0; k < 3; k++) {
+		b.sequence = 0;
+		ck_assert(fastpath_ring_take(&r, &b));
+		ck_assert_uint_eq(b.sequence, 100 + k);
+	}
+	ck_assert(!fastpath_ring_take(&r, &b)); /* all taken */
+	ck_assert_uint_eq(r.taken, ((uint64_t)7 << 32) | 3);
+}
+END_TEST
+
+/* A revocation (the daemon moved 'taken' to a new generation) wins over a
+ * take: nothing of the old generation can be taken after it. */
+START_TEST(ring_revoked_entries_cannot_be_taken)
+{
+	static struct uvcuse_ring r;
+	memset(&r, 0, sizeof(r));
+	r.taken = (uint64_t)1 << 32;
+	publish(&r, 1, 2);
+	r.taken = (uint64_t)2 << 32; /* revoked; 'published' still of gen 1 */
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	ck_assert(!fastpath_ring_take(&r, &b));
+	ck_assert_uint_eq(r.taken, (uint64_t)2 << 32);
+	publish(&r, 2, 1);
+	ck_assert(fastpath_ring_take(&r, &b));
+	ck_assert_uint_eq(b.sequence, 100);
+}
+END_TEST
+
+/* A DQBUF of another type or memory is the daemon's to refuse: no take. */
+START_TEST(ring_other_type_not_taken)
+{
+	static struct uvcuse_ring r;
+	memset(&r, 0, sizeof(r));
+	publish(&r, 0, 1);
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_OUTPUT, .memory = V4L2_MEMORY_MMAP };
+	ck_assert(!fastpath_ring_take(&r, &b));
+	b.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	b.memory = V4L2_MEMORY_USERPTR;
+	ck_assert(!fastpath_ring_take(&r, &b));
+	ck_assert_uint_eq(r.taken, 0);
+}
+END_TEST
+
+/* Two threads taking from one ring at once get each entry exactly once. */
+static struct uvcuse_ring race_ring;
+static void *taker(void *arg)
+{
+	uint32_t *seen = arg;
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	for (int spins = 0; spins < 100000; spins++) {
+		if (fastpath_ring_take(&race_ring, &b))
+			seen[b.sequence - 100]++;
+		if ((uint32_t)__atomic_load_n(&race_ring.taken, __ATOMIC_ACQUIRE) == UVCUSE_RING_ENTRIES)
+			break;
+	}
+	return NULL;
+}
+
+START_TEST(ring_concurrent_takes_once_each)
+{
+	memset(&race_ring, 0, sizeof(race_ring));
+	publish(&race_ring, 0, UVCUSE_RING_ENTRIES);
+	static uint32_t seen_a[UVCUSE_RING_ENTRIES], seen_b[UVCUSE_RING_ENTRIES];
+	memset(seen_a, 0, sizeof(seen_a));
+	memset(seen_b, 0, sizeof(seen_b));
+	pthread_t t1, t2;
+	pthread_create(&t1, NULL, taker, seen_a);
+	pthread_create(&t2, NULL, taker, seen_b);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	for (unsigned k = 0; k < UVCUSE_RING_ENTRIES; k++)
+		ck_assert_uint_eq(seen_a[k] + seen_b[k], 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("channel");
@@ -442,6 +539,10 @@ int main(void)
 	tcase_add_test(tc, call_refuses_wrong_answers);
 	tcase_add_test(tc, call_on_dead_socket_not_sent);
 	tcase_add_test(tc, call_against_channel);
+	tcase_add_test(tc, ring_takes_in_order_once);
+	tcase_add_test(tc, ring_revoked_entries_cannot_be_taken);
+	tcase_add_test(tc, ring_other_type_not_taken);
+	tcase_add_test(tc, ring_concurrent_takes_once_each);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

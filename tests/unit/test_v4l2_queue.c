@@ -563,6 +563,42 @@ START_TEST(dqbuf_states)
 }
 END_TEST
 
+/* The fast path publishes DQBUF answers before the app asks: a peek at the
+ * i-th done buffer is exactly what the i-th DQBUF then answers, and
+ * changes nothing. */
+START_TEST(dqbuf_peek_is_the_answer)
+{
+	struct v4l2_buffer p = vbuf(0, MMAP);
+	ck_assert_int_eq(reqbufs(A, MMAP, 4), 4);
+	ck_assert_int_eq(vq_dqbuf_peek(&q, A, 0, &p), -EINVAL); /* not streaming */
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert_int_eq(qbuf(A, i), 0);
+	ck_assert_int_eq(vq_streamon(&q, A, CAP), 0);
+	ck_assert_int_eq(vq_dqbuf_peek(&q, A, 0, &p), -EAGAIN);
+	frame(1000, 0, 0);
+	frame(2000, 0, V4L2_BUF_FLAG_ERROR);
+	frame(3000, 0, 0);
+	ck_assert_int_eq(vq_dqbuf_peek(&q, B, 0, &p), -EBUSY);
+	ck_assert_int_eq(vq_dqbuf_peek(&q, A, 3, &p), -EAGAIN);
+	struct v4l2_buffer peeked[3];
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_int_eq(vq_dqbuf_peek(&q, A, i, &peeked[i]), 0);
+	ck_assert_uint_eq(querybuf(0).flags, TS_FLAGS | V4L2_BUF_FLAG_DONE); /* unchanged */
+	for (unsigned i = 0; i < 3; i++) {
+		struct v4l2_buffer b = vbuf(0, MMAP);
+		ck_assert_int_eq(vq_dqbuf(&q, A, &b, NULL), 0);
+		ck_assert_mem_eq(&b, &peeked[i], sizeof(b));
+		/* the next one is now at 0 */
+		if (i < 2) {
+			ck_assert_int_eq(vq_dqbuf_peek(&q, A, 0, &p), 0);
+			ck_assert_mem_eq(&p, &peeked[i + 1], sizeof(p));
+		}
+	}
+	vq_set_error(&q);
+	ck_assert_int_eq(vq_dqbuf_peek(&q, A, 0, &p), -EIO);
+}
+END_TEST
+
 START_TEST(dqbuf_error_before_done)
 {
 	stream_mmap(2);
@@ -879,6 +915,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, prepare_buf);
 	tcase_add_test(tc, userptr);
 	tcase_add_test(tc, dqbuf_states);
+	tcase_add_test(tc, dqbuf_peek_is_the_answer);
 	tcase_add_test(tc, dqbuf_error_before_done);
 	tcase_add_test(tc, streamon_streamoff);
 	tcase_add_test(tc, poll_states);
