@@ -13,132 +13,31 @@
  * before anything that could change what DQBUF answers. */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bufshare.h"
+#include "chan_ring.h"
 #include "channel.h"
 #include "device_priv.h"
 #include "log.h"
 
 /* --- rings ------------------------------------------------------------------ */
 
-struct chan_ring {
-	int memfd;
-	struct uvcuse_ring *r;  /* shared with the library: only 'taken' is read back */
-	uint32_t gen;           /* the generation published now */
-	uint32_t published;     /* entries of gen published */
-	uint32_t applied;       /* entries of gen whose take was applied */
-	uint32_t index[UVCUSE_RING_ENTRIES]; /* the buffer of each entry */
-	bool broken;            /* the peer broke the protocol: closing */
-	pid_t pid;              /* its channel's process, for the log */
-};
-
-static struct chan_ring *ring_new(void)
+static int queue_peek(void *ctx, unsigned i, struct v4l2_buffer *b)
 {
-	struct chan_ring *ring = calloc(1, sizeof(*ring));
-	if (!ring)
-		return NULL;
-	ring->memfd = memfd_create("uvcuse-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (ring->memfd < 0 || ftruncate(ring->memfd, sizeof(struct uvcuse_ring)) < 0 ||
-	    bufshare_seal(ring->memfd) < 0)
-		goto fail;
-	ring->r = mmap(NULL, sizeof(struct uvcuse_ring), PROT_READ | PROT_WRITE, MAP_SHARED,
-		       ring->memfd, 0);
-	if (ring->r == MAP_FAILED)
-		goto fail;
-	ring->r->magic = UVCUSE_MAGIC;
-	ring->r->size = sizeof(struct uvcuse_ring);
-	return ring;
-fail:
-	if (ring->memfd >= 0)
-		close(ring->memfd);
-	free(ring);
-	return NULL;
+	struct dev_file *df = ctx;
+	return node_dqbuf_peek(&df->dev->node, &df->nf, i, b);
 }
 
-static void ring_free(struct chan_ring *ring)
+static int queue_dequeue(void *ctx, struct v4l2_buffer *b)
 {
-	if (!ring)
-		return;
-	munmap(ring->r, sizeof(struct uvcuse_ring));
-	close(ring->memfd);
-	free(ring);
+	struct dev_file *df = ctx;
+	*b = (struct v4l2_buffer){ .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	return node_ioctl(&df->dev->node, &df->nf, VIDIOC_DQBUF, b, NULL, 0, true, NULL, NULL);
 }
 
-/* Dequeues the buffers of the entries taken, up to 'taken' (of gen). */
-static void ring_apply_to(struct device *dev, struct dev_file *df, struct chan_ring *ring,
-			  uint32_t taken)
+static struct chan_ring_queue file_queue(struct dev_file *df)
 {
-	while (!ring->broken && ring->applied < taken) {
-		struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-					 .memory = V4L2_MEMORY_MMAP };
-		int res = node_ioctl(&dev->node, &df->nf, VIDIOC_DQBUF, &b, NULL, 0, true, NULL, NULL);
-		if (res < 0 || b.index != ring->index[ring->applied % UVCUSE_RING_ENTRIES]) {
-			/* cannot happen while every change of the queue revokes first */
-			log_error("fast path ring out of step (%s, buffer %u for %u): closing it",
-				  res < 0 ? strerror(-res) : "another buffer", b.index,
-				  ring->index[ring->applied % UVCUSE_RING_ENTRIES]);
-			ring->broken = true;
-			break;
-		}
-		ring->applied++;
-		dev->ring_takes++;
-	}
-}
-
-/* A few lines a second at most: a hostile app can break rings in a loop. */
-static bool complaint_ok(void)
-{
-	static struct log_limit limit;
-	return log_allowed(&limit, 5);
-}
-
-/* 'taken' as the peer left it, unless it is not a take of what was
- * published (then the ring is broken). */
-static bool taken_ok(struct chan_ring *ring, uint64_t t)
-{
-	if ((uint32_t)(t >> 32) == ring->gen && (uint32_t)t <= ring->published &&
-	    (uint32_t)t >= ring->applied)
-		return true;
-	if (complaint_ok())
-		log_warn("fast path ring of pid %d: 'taken' written wrong: closing the channel",
-			 (int)ring->pid);
-	ring->broken = true;
-	return false;
-}
-
-static void ring_apply(struct device *dev, struct dev_file *df, struct chan_ring *ring)
-{
-	uint64_t t = __atomic_load_n(&ring->r->taken, __ATOMIC_ACQUIRE);
-	if (taken_ok(ring, t))
-		ring_apply_to(dev, df, ring, (uint32_t)t);
-}
-
-/* Ends the generation: what was taken is applied, the rest can no longer be. */
-static void ring_revoke(struct device *dev, struct dev_file *df, struct chan_ring *ring)
-{
-	if (ring->broken)
-		return;
-	if (ring->published == ring->applied) {
-		ring_apply(dev, df, ring); /* nothing to take: the generation may stay */
-		return;
-	}
-	uint64_t t = __atomic_load_n(&ring->r->taken, __ATOMIC_ACQUIRE);
-	uint64_t next = (uint64_t)(ring->gen + 1) << 32;
-	for (;;) {
-		if (!taken_ok(ring, t))
-			return;
-		if (__atomic_compare_exchange_n(&ring->r->taken, &t, next, false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-			break;
-	}
-	ring_apply_to(dev, df, ring, (uint32_t)t);
-	ring->gen++;
-	ring->published = ring->applied = 0;
-	__atomic_store_n(&ring->r->published, next, __ATOMIC_RELEASE);
+	return (struct chan_ring_queue){ .peek = queue_peek, .dequeue = queue_dequeue, .ctx = df };
 }
 
 static unsigned channels_of(const struct dev_file *df)
@@ -155,23 +54,25 @@ static void chan_forget(struct dev_file *df, struct channel *ch);
 static void rings_drop_broken(struct dev_file *df)
 {
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
-		if (df->rings[i] && df->rings[i]->broken && df->chans[i])
+		if (df->rings[i] && chan_ring_broken(df->rings[i]) && df->chans[i])
 			chan_forget(df, df->chans[i]);
 }
 
 void device_rings_apply(struct dev_file *df)
 {
+	struct chan_ring_queue q = file_queue(df);
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
 		if (df->rings[i])
-			ring_apply(df->dev, df, df->rings[i]);
+			df->dev->ring_takes += chan_ring_apply(df->rings[i], &q);
 	rings_drop_broken(df);
 }
 
 void device_rings_revoke(struct dev_file *df)
 {
+	struct chan_ring_queue q = file_queue(df);
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
 		if (df->rings[i])
-			ring_revoke(df->dev, df, df->rings[i]);
+			df->dev->ring_takes += chan_ring_revoke(df->rings[i], &q);
 	rings_drop_broken(df);
 }
 
@@ -184,36 +85,10 @@ void device_rings_publish(struct dev_file *df)
 		device_rings_revoke(df);
 		return;
 	}
-	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++) {
-		struct chan_ring *ring = df->rings[i];
-		if (!ring)
-			continue;
-		ring_apply(dev, df, ring);
-		if (ring->broken)
-			break;
-		/* a queue in error, stopped or taken over answers DQBUF otherwise */
-		struct v4l2_buffer head;
-		int err = node_dqbuf_peek(&dev->node, &df->nf, 0, &head);
-		if (err && err != -EAGAIN) {
-			ring_revoke(dev, df, ring);
-			continue;
-		}
-		bool more = false;
-		while (ring->published - ring->applied < UVCUSE_RING_ENTRIES) {
-			struct v4l2_buffer b;
-			if (node_dqbuf_peek(&dev->node, &df->nf, ring->published - ring->applied, &b))
-				break;
-			unsigned k = ring->published % UVCUSE_RING_ENTRIES;
-			memcpy(&ring->r->entry[k], &b, sizeof(b));
-			ring->index[k] = b.index;
-			ring->published++;
-			more = true;
-		}
-		if (more)
-			__atomic_store_n(&ring->r->published,
-					 ((uint64_t)ring->gen << 32) | ring->published,
-					 __ATOMIC_RELEASE);
-	}
+	struct chan_ring_queue q = file_queue(df);
+	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
+		if (df->rings[i])
+			dev->ring_takes += chan_ring_publish(df->rings[i], &q);
 	rings_drop_broken(df);
 }
 
@@ -325,8 +200,9 @@ static void chan_forget(struct dev_file *df, struct channel *ch)
 			continue;
 		/* what its library took is the file's: applied first */
 		if (df->rings[i]) {
-			ring_revoke(df->dev, df, df->rings[i]);
-			ring_free(df->rings[i]);
+			struct chan_ring_queue q = file_queue(df);
+			df->dev->ring_takes += chan_ring_revoke(df->rings[i], &q);
+			chan_ring_free(df->rings[i]);
 			df->rings[i] = NULL;
 		}
 		df->chans[i] = NULL;
@@ -355,16 +231,14 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd)
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++) {
 		if (df->chans[i])
 			continue;
-		struct chan_ring *ring = ring_new(); /* without one, round trips only */
+		struct chan_ring *ring = chan_ring_new(pid); /* without one, round trips only */
 		int err = channel_new(dev->loop, fd, pid, &chan_ops, df, &df->chans[i]);
 		if (err < 0) {
-			ring_free(ring);
+			chan_ring_free(ring);
 			return err;
 		}
 		df->rings[i] = ring;
-		if (ring)
-			ring->pid = pid;
-		*memfd = ring ? ring->memfd : -1;
+		*memfd = ring ? chan_ring_memfd(ring) : -1;
 		log_debug("pid %d: fast path open%s", (int)pid, ring ? ", with a ring" : "");
 		device_rings_publish(df);
 		return 0;

@@ -1,0 +1,56 @@
+/* A fast-path channel's ring, the daemon's side (protocol: struct
+ * uvcuse_ring in include/uvcuse/uvcuse.h): the DQBUF answers of a file's
+ * done buffers published in memory the library maps, the library's takes
+ * applied to the queue, the entries not taken revoked. Pure but for the
+ * memfd it lives in: the queue is reached through two callbacks, so the
+ * unit suite drives it with a fake queue and a hostile peer.
+ *
+ * The shared memory is the peer's to scribble on: only 'taken' is read
+ * back, and only a take of what was published in the current generation
+ * counts; anything else breaks the ring (chan_ring_broken), and its owner
+ * closes the channel. */
+#ifndef UVCUSE_CHAN_RING_H
+#define UVCUSE_CHAN_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uvcuse/uvcuse.h"
+
+struct chan_ring;
+
+struct chan_ring_queue {
+	/* What DQBUF would answer for the i-th done buffer, dequeuing
+	 * nothing: 0, -EAGAIN (none), or DQBUF's error. */
+	int (*peek)(void *ctx, unsigned i, struct v4l2_buffer *b);
+	/* DQBUF (non-blocking): 0 with b filled, or -errno. */
+	int (*dequeue)(void *ctx, struct v4l2_buffer *b);
+	void *ctx;
+};
+
+/* A ring in a new memfd (sealed against resizing). pid names its peer in
+ * log lines. NULL when memory is short: the channel then goes without. */
+struct chan_ring *chan_ring_new(pid_t pid);
+void chan_ring_free(struct chan_ring *ring);
+/* The memfd to send to the library (still the ring's). */
+int chan_ring_memfd(const struct chan_ring *ring);
+/* The shared memory, as the library sees it (for tests). */
+struct uvcuse_ring *chan_ring_shared(struct chan_ring *ring);
+/* The peer broke the protocol: nothing more is published or applied. */
+bool chan_ring_broken(const struct chan_ring *ring);
+
+/* Dequeues (q->dequeue) the buffers the library took since the last call,
+ * checking each is the one published. Returns how many. */
+unsigned chan_ring_apply(struct chan_ring *ring, const struct chan_ring_queue *q);
+/* Applies the takes, then makes the entries not taken untakable (a new
+ * generation, by compare-and-swap against the library's takes). Returns
+ * the takes applied. */
+unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *q);
+/* Applies the takes, then publishes the done buffers not yet published
+ * (q->peek), in order; a queue whose DQBUF would now answer an error
+ * (stopped, in error, owned by another file) is revoked instead. Returns
+ * the takes applied. */
+unsigned chan_ring_publish(struct chan_ring *ring, const struct chan_ring_queue *q);
+
+#endif
