@@ -58,22 +58,27 @@ static void rings_drop_broken(struct dev_file *df)
 			chan_forget(df, df->chans[i]);
 }
 
-void device_rings_apply(struct dev_file *df)
+typedef unsigned (*ring_step_fn)(struct chan_ring *ring, const struct chan_ring_queue *q);
+
+/* One step (apply, revoke, publish) on each of the file's rings, the takes
+ * it applied counted; a ring it found broken closes its channel. */
+static void rings_run(struct dev_file *df, ring_step_fn step)
 {
 	struct chan_ring_queue q = file_queue(df);
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
 		if (df->rings[i])
-			df->dev->ring_takes += chan_ring_apply(df->rings[i], &q);
+			df->dev->ring_takes += step(df->rings[i], &q);
 	rings_drop_broken(df);
+}
+
+void device_rings_apply(struct dev_file *df)
+{
+	rings_run(df, chan_ring_apply);
 }
 
 void device_rings_revoke(struct dev_file *df)
 {
-	struct chan_ring_queue q = file_queue(df);
-	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
-		if (df->rings[i])
-			df->dev->ring_takes += chan_ring_revoke(df->rings[i], &q);
-	rings_drop_broken(df);
+	rings_run(df, chan_ring_revoke);
 }
 
 void device_rings_publish(struct dev_file *df)
@@ -81,15 +86,8 @@ void device_rings_publish(struct dev_file *df)
 	struct device *dev = df->dev;
 	/* one taker per file: two processes' libraries taking the same
 	 * entries would each dequeue what the other got */
-	if (channels_of(df) != 1 || dev->unplugged || dev->detached) {
-		device_rings_revoke(df);
-		return;
-	}
-	struct chan_ring_queue q = file_queue(df);
-	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
-		if (df->rings[i])
-			dev->ring_takes += chan_ring_publish(df->rings[i], &q);
-	rings_drop_broken(df);
+	rings_run(df, channels_of(df) != 1 || dev->unplugged || dev->detached ? chan_ring_revoke
+									     : chan_ring_publish);
 }
 
 /* --- requests ------------------------------------------------------------- */
