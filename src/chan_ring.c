@@ -64,6 +64,24 @@ struct uvcuse_ring *chan_ring_shared(struct chan_ring *ring)
 	return ring->r;
 }
 
+void chan_ring_offer_posted(struct chan_ring *ring, uint32_t keep_flags)
+{
+	ring->r->qbuf_keep_flags = keep_flags;
+	ring->r->features |= UVCUSE_RING_QBUF_POSTED;
+}
+
+void chan_ring_keep_qbuf(struct chan_ring *ring, const struct chan_ring_queue *q, unsigned index)
+{
+	struct v4l2_buffer b;
+	if (ring->broken || !q->qbuf_answer || index >= UVCUSE_RING_ENTRIES)
+		return;
+	/* none kept: the library's check of the index and QUEUED fails, and
+	 * its QBUF waits for the daemon's answer */
+	if (q->qbuf_answer(q->ctx, index, &b) < 0 || b.index != index)
+		memset(&b, 0, sizeof(b));
+	memcpy(&ring->r->qbuf[index], &b, sizeof(b));
+}
+
 bool chan_ring_broken(const struct chan_ring *ring)
 {
 	return ring->broken;
@@ -149,6 +167,7 @@ unsigned chan_ring_publish(struct chan_ring *ring, const struct chan_ring_queue 
 	while (ring->published - ring->applied < UVCUSE_RING_ENTRIES &&
 	       q->peek(q->ctx, ring->published - ring->applied, &b) == 0) {
 		unsigned k = ring->published % UVCUSE_RING_ENTRIES;
+		chan_ring_keep_qbuf(ring, q, b.index);
 		memcpy(&ring->r->entry[k], &b, sizeof(b));
 		ring->index[k] = b.index;
 		ring->published++;

@@ -26,6 +26,10 @@ struct chan_ring_queue {
 	int (*peek)(void *ctx, unsigned i, struct v4l2_buffer *b);
 	/* DQBUF (non-blocking): 0 with b filled, or -errno. */
 	int (*dequeue)(void *ctx, struct v4l2_buffer *b);
+	/* What QBUF of buffer index will answer the app that holds it, with
+	 * no app flags: 0 or -errno (then no answer is kept for it). NULL: a
+	 * ring without QBUF answers. */
+	int (*qbuf_answer)(void *ctx, unsigned index, struct v4l2_buffer *b);
 	void *ctx;
 };
 
@@ -33,6 +37,12 @@ struct chan_ring_queue {
  * log lines. NULL when memory is short: the channel then goes without. */
 struct chan_ring *chan_ring_new(pid_t pid);
 void chan_ring_free(struct chan_ring *ring);
+/* Offers QBUF without waiting (UVCUSE_RING_QBUF_POSTED): keep_flags are
+ * the app's flags a QBUF keeps. Before the library maps the ring. */
+void chan_ring_offer_posted(struct chan_ring *ring, uint32_t keep_flags);
+/* Keeps q->qbuf_answer's answer for buffer index (the daemon answers its
+ * DQBUF outside the ring): call before that answer is sent. */
+void chan_ring_keep_qbuf(struct chan_ring *ring, const struct chan_ring_queue *q, unsigned index);
 /* The memfd to send to the library (still the ring's). */
 int chan_ring_memfd(const struct chan_ring *ring);
 /* The shared memory, as the library sees it (for tests). */
@@ -48,7 +58,7 @@ unsigned chan_ring_apply(struct chan_ring *ring, const struct chan_ring_queue *q
  * the takes applied. */
 unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *q);
 /* Applies the takes, then publishes the done buffers not yet published
- * (q->peek), in order; a queue whose DQBUF would now answer an error
+ * (q->peek), in order, each with its QBUF answer (q->qbuf_answer); a queue whose DQBUF would now answer an error
  * (stopped, in error, owned by another file) is revoked instead. Returns
  * the takes applied. */
 unsigned chan_ring_publish(struct chan_ring *ring, const struct chan_ring_queue *q);

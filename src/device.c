@@ -562,9 +562,9 @@ static void op_log_status(void *opaque)
 		    (unsigned long long)dev->bytes_assembled,
 		    (unsigned long long)dev->bytes_copied_after);
 	status_line(&sl, "requests: %llu through CUSE, %llu through the fast path (and %llu DQBUFs "
-			 "taken from its rings)",
+			 "taken from its rings, %llu QBUFs posted)",
 		    (unsigned long long)dev->cuse_requests, (unsigned long long)dev->chan_requests,
-		    (unsigned long long)dev->ring_takes);
+		    (unsigned long long)dev->ring_takes, (unsigned long long)dev->posted_qbufs);
 	status_line(&sl, "transfers: %llu, packets: %llu (%llu failed), %llu bytes",
 		    (unsigned long long)ss.transfers, (unsigned long long)ss.packets,
 		    (unsigned long long)ss.packet_errors, (unsigned long long)ss.bytes);
@@ -980,12 +980,16 @@ static void bufshare_sync_node(struct device *dev)
 static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
 		      unsigned int cmd, void *arg, void *extra, size_t extra_len);
 
-/* Every CUSE request of a file first revokes its fast-path rings (what
- * they published may be about to change) and republishes after. */
+/* Every CUSE ioctl of a file first serves the QBUFs its fast path posted
+ * (the app sent them first), then revokes its rings (what they published
+ * may be about to change) and republishes after. poll() and read() need no
+ * draining: a posted QBUF changes neither answer (vq_poll looks at done
+ * buffers; read() emulation refuses a queue with buffers). */
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		     void *extra, size_t extra_len)
 {
 	struct dev_file *df = data;
+	device_channels_drain(df);
 	device_rings_revoke(df);
 	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
 	device_rings_publish(df);

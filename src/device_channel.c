@@ -13,6 +13,7 @@
  * before anything that could change what DQBUF answers. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bufshare.h"
 #include "chan_ring.h"
@@ -35,9 +36,18 @@ static int queue_dequeue(void *ctx, struct v4l2_buffer *b)
 	return node_ioctl(&df->dev->node, &df->nf, VIDIOC_DQBUF, b, NULL, 0, true, NULL, NULL);
 }
 
+static int queue_qbuf_answer(void *ctx, unsigned index, struct v4l2_buffer *b)
+{
+	struct dev_file *df = ctx;
+	return node_qbuf_preview(&df->dev->node, &df->nf, index, b);
+}
+
 static struct chan_ring_queue file_queue(struct dev_file *df)
 {
-	return (struct chan_ring_queue){ .peek = queue_peek, .dequeue = queue_dequeue, .ctx = df };
+	return (struct chan_ring_queue){ .peek = queue_peek,
+					 .dequeue = queue_dequeue,
+					 .qbuf_answer = queue_qbuf_answer,
+					 .ctx = df };
 }
 
 static unsigned channels_of(const struct dev_file *df)
@@ -113,10 +123,26 @@ static struct parked *take_parked(struct dev_file *df, struct channel *ch)
 	return NULL;
 }
 
+/* The ring that goes with channel ch, or NULL. */
+static struct chan_ring *ring_of(const struct dev_file *df, const struct channel *ch)
+{
+	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
+		if (df->chans[i] == ch)
+			return df->rings[i];
+	return NULL;
+}
+
 void device_channel_reply(struct device *dev, struct dev_file *df, struct channel *ch,
 			  unsigned int cmd, struct v4l2_buffer *b, int res)
 {
 	int memfd = -1;
+	/* the QBUF answer of the buffer the app gets, for it to post its
+	 * QBUF without waiting (as for the ring's entries) */
+	struct chan_ring *ring = ring_of(df, ch);
+	if (res == 0 && cmd == VIDIOC_DQBUF && b->memory == V4L2_MEMORY_MMAP && ring) {
+		struct chan_ring_queue q = file_queue(df);
+		chan_ring_keep_qbuf(ring, &q, b->index);
+	}
 	/* A USERPTR frame stayed in its staging memory (the staged DQBUF):
 	 * its memfd goes with the answer, for the library to pread. */
 	if (res == 0 && cmd == VIDIOC_DQBUF && b->memory == V4L2_MEMORY_USERPTR && b->bytesused) {
@@ -130,6 +156,34 @@ void device_channel_reply(struct device *dev, struct dev_file *df, struct channe
 		}
 	}
 	channel_answer(ch, res, b, memfd);
+}
+
+/* A QBUF the library answered already, from the ring's qbuf[]. It fails
+ * only when something the app did not order after it came first (an
+ * unplug, a stream error, another thread's STREAMOFF or REQBUFS): as a QBUF
+ * that won and then met that, the buffer is simply not filled. */
+static void chan_posted(void *ctx, struct channel *ch, const struct uvcuse_chan_msg *m)
+{
+	static struct log_limit limit;
+	struct dev_file *df = ctx;
+	struct device *dev = df->dev;
+	struct v4l2_buffer b = m->buf;
+	dev->chan_requests++;
+	dev->posted_qbufs++;
+	if (dev->unplugged || b.memory != V4L2_MEMORY_MMAP)
+		return;
+	device_rings_apply(df); /* it may be a buffer taken from the ring */
+	if (!channel_alive(df, ch))
+		return;
+	unsigned events = dev->node.events_queued;
+	int res = node_ioctl(&dev->node, &df->nf, VIDIOC_QBUF, &b, NULL, 0, true, NULL, NULL);
+	if (res < 0 && log_allowed(&limit, 5))
+		log_debug("pid %d: posted QBUF of buffer %u: %s", (int)channel_pid(ch), b.index,
+			  strerror(-res));
+	if (dev->node.events_queued != events)
+		device_wake_all(dev);
+	else
+		device_rings_publish(df);
 }
 
 static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan_msg *m)
@@ -215,6 +269,7 @@ static void chan_closed(void *ctx, struct channel *ch)
 
 static const struct channel_ops chan_ops = {
 	.request = chan_request,
+	.posted = chan_posted,
 	.cancel = chan_cancel,
 	.closed = chan_closed,
 };
@@ -235,6 +290,8 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd)
 			chan_ring_free(ring);
 			return err;
 		}
+		if (ring)
+			chan_ring_offer_posted(ring, vq_qbuf_kept_flags());
 		df->rings[i] = ring;
 		*memfd = ring ? chan_ring_memfd(ring) : -1;
 		log_debug("pid %d: fast path open%s", (int)pid, ring ? ", with a ring" : "");
@@ -242,6 +299,13 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd)
 		return 0;
 	}
 	return -EBUSY; /* the library goes through CUSE */
+}
+
+void device_channels_drain(struct dev_file *df)
+{
+	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
+		if (df->chans[i])
+			channel_drain(df->chans[i]);
 }
 
 void device_channels_close(struct dev_file *df)

@@ -153,7 +153,7 @@ struct device {
 	uint64_t frames, frames_error;
 	/* requests served through CUSE (ioctl, read, poll) and through the
 	 * fast-path channels: per frame, what a frame costs in round trips */
-	uint64_t cuse_requests, chan_requests, ring_takes;
+	uint64_t cuse_requests, chan_requests, ring_takes, posted_qbufs;
 	/* copies: bytes of finished frames the assembler wrote from the USB
 	 * transfers, frames it wrote straight into an app's buffer, and bytes
 	 * copied again after assembly (to more processes, or to a converter) */
@@ -226,6 +226,9 @@ void device_channel_reply(struct device *dev, struct dev_file *df, struct channe
 			  unsigned int cmd, struct v4l2_buffer *b, int res);
 /* The file goes: its channels close, their waiting requests unanswered. */
 void device_channels_close(struct dev_file *df);
+/* Serves what the file's channels sent so far (posted QBUFs): before any
+ * CUSE ioctl of the file, which the app may have sent after them. */
+void device_channels_drain(struct dev_file *df);
 /* Frames or errors changed what waiting requests would get: runs them
  * again, and wakes pollers. */
 void device_wake_all(struct device *dev);

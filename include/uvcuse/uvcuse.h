@@ -58,7 +58,19 @@
  * daemon revokes the entries not taken: it moves 'taken' to a new
  * generation with a compare-and-swap, so a take and a revocation never
  * both win. 'taken' beyond 'published', or of another generation, is the
- * peer breaking the protocol: the channel closes. */
+ * peer breaking the protocol: the channel closes.
+ *
+ * QBUF without waiting (ring feature UVCUSE_RING_QBUF_POSTED): before a
+ * buffer's DQBUF answer is published or sent, the daemon writes in
+ * qbuf[index] what QBUF of that buffer will answer (no app flags). While
+ * the app holds the buffer and has made no other V4L2 call since, its
+ * QBUF of it is answered by the library from that (plus the app's flags
+ * QBUF keeps, qbuf_keep_flags) and sent as QBUF_POSTED, which gets no
+ * answer. The daemon reads a file's channels before it serves any CUSE
+ * ioctl of that file, so a posted QBUF is never overtaken by the app's
+ * next call (STREAMOFF, QUERYBUF...). What can still make it fail is
+ * something the app did not order after it (an unplug, a stream error):
+ * as a QBUF that won and then met that event, the buffer is not filled. */
 #ifndef UVCUSE_UVCUSE_H
 #define UVCUSE_UVCUSE_H
 
@@ -120,7 +132,11 @@ enum uvcuse_chan_op {
 	UVCUSE_CHAN_QBUF = 1,
 	UVCUSE_CHAN_DQBUF = 2,
 	UVCUSE_CHAN_CANCEL = 3, /* no answer of its own */
+	UVCUSE_CHAN_QBUF_POSTED = 4, /* a QBUF the library answered: no answer */
 };
+
+/* struct uvcuse_ring's features */
+#define UVCUSE_RING_QBUF_POSTED 1u /* qbuf[] and qbuf_keep_flags are kept */
 
 #define UVCUSE_RING_ENTRIES 32 /* VIDEO_MAX_FRAME: every buffer done at once */
 
@@ -137,6 +153,12 @@ struct uvcuse_ring {
 	/* entry k of a generation is at k % UVCUSE_RING_ENTRIES: VIDIOC_DQBUF's
 	 * answer for it */
 	struct v4l2_buffer entry[UVCUSE_RING_ENTRIES];
+	uint32_t features;     /* UVCUSE_RING_*, set by the daemon */
+	/* the app's v4l2_buffer.flags a QBUF keeps in its answer */
+	uint32_t qbuf_keep_flags;
+	/* by buffer index: QBUF's answer for it with no app flags, written
+	 * before its DQBUF answer is published or sent */
+	struct v4l2_buffer qbuf[UVCUSE_RING_ENTRIES];
 };
 
 struct uvcuse_chan_msg {

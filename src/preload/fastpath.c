@@ -21,8 +21,16 @@ struct slot {
 	uint32_t seq;
 	struct uvcuse_ring *ring; /* the daemon's published DQBUF answers, or NULL */
 	atomic_bool refused; /* the daemon said no for this node: CUSE until fd closes */
+	/* MMAP buffers the app got by DQBUF on this fd since the V4L2 call
+	 * epoch held_epoch: their QBUF may be posted (bit = index) */
+	uint32_t held;
+	unsigned held_epoch;
 };
 static struct slot slots[FASTPATH_FDS];
+/* Bumped by every V4L2 ioctl of the process that the fast path does not
+ * answer (fastpath_note_ioctl): whatever it changed, a QBUF answer the
+ * daemon kept before it is no longer to be trusted. */
+static atomic_uint call_epoch;
 /* For each fd that is one of our channel sockets: its slot's fd + 1. */
 static atomic_int sock_owner[FASTPATH_FDS];
 
@@ -81,6 +89,7 @@ static void slot_drop(struct slot *s)
 	if (s->ring) /* a forked child's copy of the mapping only */
 		syscall(SYS_munmap, s->ring, sizeof(*s->ring));
 	s->ring = NULL;
+	s->held = 0;
 	atomic_store(&s->sock_lost, 0);
 	atomic_store_explicit(&s->pid, 0, memory_order_relaxed);
 	atomic_store(&s->refused, false);
@@ -192,6 +201,70 @@ bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b)
 	return false;
 }
 
+void fastpath_note_ioctl(void)
+{
+	atomic_fetch_add_explicit(&call_epoch, 1, memory_order_seq_cst);
+}
+
+/* The app got buffer b by DQBUF: its QBUF may be posted, if the daemon
+ * offers it. */
+static void note_held(struct slot *s, const struct v4l2_buffer *b)
+{
+	if (!s->ring || !(s->ring->features & UVCUSE_RING_QBUF_POSTED) ||
+	    b->memory != V4L2_MEMORY_MMAP || b->index >= UVCUSE_RING_ENTRIES)
+		return;
+	unsigned e = atomic_load(&call_epoch);
+	if (s->held_epoch != e) {
+		s->held = 0;
+		s->held_epoch = e;
+	}
+	s->held |= 1u << b->index;
+}
+
+bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffer *b,
+			    struct v4l2_buffer *answer)
+{
+	if (!(r->features & UVCUSE_RING_QBUF_POSTED) || b->index >= UVCUSE_RING_ENTRIES ||
+	    b->type != V4L2_BUF_TYPE_VIDEO_CAPTURE || b->memory != V4L2_MEMORY_MMAP ||
+	    (b->flags & V4L2_BUF_FLAG_REQUEST_FD))
+		return false;
+	struct v4l2_buffer a;
+	memcpy(&a, &r->qbuf[b->index], sizeof(a));
+	/* none kept (zeroed) or not what QBUF of this buffer answers */
+	if (a.index != b->index || a.type != b->type || a.memory != b->memory ||
+	    !(a.flags & V4L2_BUF_FLAG_QUEUED))
+		return false;
+	a.flags |= b->flags & r->qbuf_keep_flags;
+	*answer = a;
+	return true;
+}
+
+/* QBUF of a buffer the app holds, answered here from what the daemon kept
+ * and sent without waiting. False: it takes the round trip (or CUSE). */
+static bool post_qbuf(struct slot *s, struct v4l2_buffer *b)
+{
+	if (!s->ring || b->index >= UVCUSE_RING_ENTRIES)
+		return false;
+	uint32_t bit = 1u << b->index;
+	/* not held since the app's last other V4L2 call (REQUBFS, STREAMOFF...) */
+	if (!(s->held & bit) || s->held_epoch != atomic_load(&call_epoch))
+		return false;
+	s->held &= ~bit; /* once: a second QBUF is the daemon's to refuse */
+	struct v4l2_buffer answer;
+	if (!fastpath_posted_answer(s->ring, b, &answer))
+		return false;
+	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = UVCUSE_CHAN_QBUF_POSTED,
+				     .seq = ++s->seq, .buf = *b };
+	ssize_t n;
+	do
+		n = send(s->sock, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(m))
+		return false; /* a full socket: the round trip waits for room */
+	*b = answer;
+	return true;
+}
+
 /* The slot's live channel, without a syscall: this process's, its node fd
  * not closed and its socket not closed behind us since it opened. */
 static bool slot_live(struct slot *s)
@@ -269,6 +342,12 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	uint32_t op = request == VIDIOC_QBUF ? UVCUSE_CHAN_QBUF : UVCUSE_CHAN_DQBUF;
 	if (op == UVCUSE_CHAN_DQBUF && s->ring && fastpath_ring_take(s->ring, b)) {
 		*ret = 0; /* a done buffer the daemon published: no system call */
+		note_held(s, b);
+		v = FASTPATH_HANDLED;
+		goto out;
+	}
+	if (op == UVCUSE_CHAN_QBUF && post_qbuf(s, b)) {
+		*ret = 0; /* answered here, sent without waiting */
 		v = FASTPATH_HANDLED;
 		goto out;
 	}
@@ -300,6 +379,8 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	}
 	*b = work;
 	*ret = 0;
+	if (op == UVCUSE_CHAN_DQBUF)
+		note_held(s, b);
 	if (op == UVCUSE_CHAN_DQBUF && b->memory == V4L2_MEMORY_USERPTR && b->bytesused) {
 		/* the frame is in the buffer's staging memory: pread answers
 		 * EFAULT for a bad pointer where a memcpy would crash */

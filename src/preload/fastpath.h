@@ -13,7 +13,12 @@
  * using the number. A close the library cannot see (io_uring, glibc's own
  * closefrom) is not noticed: the channel would go on serving the file it
  * was opened for. No allocation and no blocking locks: a busy slot means
- * "use CUSE". */
+ * "use CUSE".
+ *
+ * A QBUF of an MMAP buffer the app got by DQBUF on the same fd, with no
+ * other V4L2 ioctl in the process since (fastpath_note_ioctl), is answered
+ * here from what the daemon kept in the ring and posted without waiting
+ * (UVCUSE_CHAN_QBUF_POSTED in uvcuse.h). */
 #ifndef UVCUSE_FASTPATH_H
 #define UVCUSE_FASTPATH_H
 
@@ -45,6 +50,10 @@ struct fastpath_probe {
  * request's send and receive only: no fstat, no getpid. */
 enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 				     unsigned long request, struct v4l2_buffer *b, int *ret);
+/* A V4L2 ioctl (type 'V') the fast path did not answer is about to run:
+ * QBUFs are no longer posted for the buffers held before it (its effect,
+ * e.g. REQBUFS or STREAMOFF, is the daemon's to judge). */
+void fastpath_note_ioctl(void);
 /* fd is about to be closed or replaced: its channel goes (and if fd is
  * one of our sockets, its channel stops using it). */
 void fastpath_forget(int fd);
@@ -59,6 +68,10 @@ bool fastpath_enabled(void);
  * type and memory must be the entry's), by compare-and-swap: false when
  * there is none (or a revocation won). */
 bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b);
+/* What QBUF of b answers, from what the daemon kept in r (the app's kept
+ * flags added): false when r keeps nothing valid for it. */
+bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffer *b,
+			    struct v4l2_buffer *answer);
 
 
 enum chan_call_status {

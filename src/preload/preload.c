@@ -310,6 +310,10 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		if (handled)
 			return r;
 	}
+	/* whatever it changes, QBUFs of buffers held before it wait for the
+	 * daemon's answer (fastpath.h) */
+	if (_IOC_TYPE(request) == 'V')
+		fastpath_note_ioctl();
 	int r = next_ioctl_get()(fd, request, arg);
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
 		tell_flags(fd);

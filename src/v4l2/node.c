@@ -885,6 +885,12 @@ int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2
 	return vq_dqbuf_peek(q, f, i, b);
 }
 
+int node_qbuf_preview(struct node *n, struct node_file *f, unsigned index, struct v4l2_buffer *b)
+{
+	(void)n;
+	return vq_qbuf_preview(&f->proc->queue, index, b);
+}
+
 void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buffer *b)
 {
 	(void)n;

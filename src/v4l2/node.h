@@ -274,6 +274,9 @@ void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buff
  * queue, without dequeuing (the fast path publishes these): 0, -EAGAIN (no
  * such buffer), -EOPNOTSUPP (not an MMAP queue), DQBUF's errors. */
 int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2_buffer *b);
+/* What QBUF of MMAP buffer index, which the app holds, will answer it with
+ * no app flags (vq_qbuf_preview). */
+int node_qbuf_preview(struct node *n, struct node_file *f, unsigned index, struct v4l2_buffer *b);
 
 /* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,
  * data and len are what to answer (len may be 0: end of this read() call);

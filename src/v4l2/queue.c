@@ -371,6 +371,25 @@ int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b)
 	return 0;
 }
 
+int vq_qbuf_preview(const struct vq *q, unsigned index, struct v4l2_buffer *b)
+{
+	if (index >= q->n_buffers || q->memory != V4L2_MEMORY_MMAP)
+		return -EINVAL;
+	/* buf_prepare's reset of the app's part, with no app flags */
+	struct vq_buffer vb = q->buffers[index];
+	vb.flags = 0;
+	vb.bytesused = 0;
+	vb.sequence = 0;
+	memset(&vb.timestamp, 0, sizeof(vb.timestamp));
+	fill_user(q, &vb, VQ_QUEUED, b);
+	return 0;
+}
+
+uint32_t vq_qbuf_kept_flags(void)
+{
+	return ~(uint32_t)APP_DROPPED;
+}
+
 /* --- DQBUF / STREAMON / STREAMOFF / release ------------------------------ */
 
 /* Whether owner may dequeue the i-th done buffer now, in

@@ -158,6 +158,12 @@ int vq_create_bufs(struct vq *q, void *owner, struct v4l2_create_buffers *cb,
 int vq_querybuf(struct vq *q, struct v4l2_buffer *b);
 int vq_prepare_buf(struct vq *q, void *owner, struct v4l2_buffer *b);
 int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b);
+/* What vq_qbuf() will answer for buffer index once the app, holding it,
+ * queues it with flags 0 (memory MMAP): the answer to flags F is this with
+ * F & vq_qbuf_kept_flags() added. -EINVAL: no MMAP buffer of that index. */
+int vq_qbuf_preview(const struct vq *q, unsigned index, struct v4l2_buffer *b);
+/* The app's flags a QBUF keeps in its answer (vb2 keeps unknown bits). */
+uint32_t vq_qbuf_kept_flags(void);
 /* -EAGAIN when no buffer is done: the caller answers it for O_NONBLOCK or
  * parks the request and calls again once vq_done() ran. On success b is
  * filled and *buf (if not NULL) is the buffer, whose mem holds the frame

@@ -87,6 +87,8 @@ requests() {
 		"$(awk -v l="$line" -v f="$frames" 'BEGIN { split(l, a, "through CUSE, "); split(a[2], b, " "); printf "%.2f", b[1] / f }')"
 	record "ring-dqbufs-per-frame" "$lane" "$round" \
 		"$(awk -v l="$line" -v f="$frames" 'BEGIN { split(l, a, "and "); split(a[2], b, " "); printf "%.2f", b[1] / f }')"
+	record "posted-qbufs-per-frame" "$lane" "$round" \
+		"$(awk -v l="$line" -v f="$frames" 'BEGIN { split(l, a, "rings, "); split(a[2], b, " "); printf "%.2f", b[1] / f }')"
 	record "copies-per-frame" "$lane" "$round" \
 		"$(grep 'copies: ' "$WORK/uvcuse.log" | tail -n 1 | sed -E 's/.*copies: ([0-9.]+) per frame.*/\1/')"
 }

@@ -123,14 +123,17 @@ else
 fi
 [ "$(fast_requests "$NODE")" -gt 0 ] || fail "the fast path served no request"
 if [ "$PROFILE" != bulk ]; then
-	step "streaming semantics under uvcuse-run, fast path off then on: O_NONBLOCK, STREAMOFF and signals ending a DQBUF, dup, fork, threads"
+	step "streaming semantics under uvcuse-run, fast path off then on: O_NONBLOCK, STREAMOFF and signals ending a DQBUF, dup, fork, threads, QBUF's answers"
 	before=$(fast_requests "$NODE")
+	posted_before=$(fast_requests "$NODE" posted)
 	UVCUSE_FASTPATH=0 "$UVCUSE_RUN" "$BUILD/tests/tools/uvcuse-fastpathcheck" "$NODE" ||
 		fail "streaming semantics through CUSE"
 	[ "$(fast_requests "$NODE")" = "$before" ] || fail "the fast path served requests with UVCUSE_FASTPATH=0"
 	"$UVCUSE_RUN" "$BUILD/tests/tools/uvcuse-fastpathcheck" "$NODE" | sed 's/^/  /' ||
 		fail "streaming semantics through the fast path"
 	[ "$(fast_requests "$NODE")" -gt "$before" ] || fail "the fast path served no request of uvcuse-fastpathcheck"
+	[ "$(fast_requests "$NODE" posted)" -gt "$posted_before" ] ||
+		fail "the fast path posted no QBUF of uvcuse-fastpathcheck"
 fi
 echo "requests through the fast path so far: $(fast_requests "$NODE")"
 grep -E '^\s*test (MMAP|USERPTR|read|blocking).*: ' "$WORK/compliance.log" | sed 's/^\s*/  /'

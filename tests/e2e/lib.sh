@@ -245,17 +245,23 @@ uvcuse_stop() {
 	echo "uvcuse exited 0 after SIGTERM, /dev/$name removed"
 }
 
-# fast_requests NODE: the requests the daemon served through the preload
-# library's fast path so far (LOG_STATUS; the daemon's log is $WORK/uvcuse.log).
+# fast_requests NODE [posted]: the requests the daemon served through the
+# preload library's fast path so far, or of them the QBUFs the library
+# answered itself and posted (LOG_STATUS; the daemon's log is
+# $WORK/uvcuse.log).
 fast_requests() {
-	local node=$1 before i
+	local node=$1 what=${2:-all} before i
 	before=$(grep -c 'through the fast path' "$WORK/uvcuse.log" || true)
 	v4l2-ctl -d "$node" --log-status >/dev/null || fail "LOG_STATUS on $node"
 	for ((i = 0; i < 50; i++)); do
 		[ "$(grep -c 'through the fast path' "$WORK/uvcuse.log")" -gt "$before" ] && break
 		sleep 0.1
 	done
-	grep 'through the fast path' "$WORK/uvcuse.log" | tail -n 1 | sed -E 's/.*CUSE, ([0-9]+) through.*/\1/'
+	if [ "$what" = posted ]; then
+		grep 'through the fast path' "$WORK/uvcuse.log" | tail -n 1 | sed -E 's/.*rings, ([0-9]+) QBUFs posted.*/\1/'
+	else
+		grep 'through the fast path' "$WORK/uvcuse.log" | tail -n 1 | sed -E 's/.*CUSE, ([0-9]+) through.*/\1/'
+	fi
 }
 
 # late_frames NODE [LOG_COMMAND...]: the frames the daemon had no buffer

@@ -11,7 +11,12 @@
  * STREAMOFF; a signal without SA_RESTART ends it EINTR and the next
  * DQBUF works; DQBUF through a dup'd fd, and after closing the dup; a
  * forked child streaming on the inherited fd; two threads streaming on
- * one fd at once. The node must offer YUYV 640x480 (the vcam's default). */
+ * one fd at once. And QBUF's answers, which the fast path gives without
+ * waiting for the daemon (a posted QBUF): the same as QUERYBUF's right
+ * after; a second QBUF of the buffer is EINVAL; a STREAMOFF right after a
+ * QBUF returns that buffer too (the daemon must not run them out of
+ * order); after REQBUFS(0) a QBUF of a buffer held before is EINVAL. The
+ * node must offer YUYV 640x480 (the vcam's default). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -219,7 +224,47 @@ int main(int argc, char **argv)
 	pthread_join(t2, NULL);
 	report(w1.ok && w2.ok, "two threads streaming on one fd: 8 frames each", w1.ok ? w2.err : w1.err);
 
-	ioctl(fd, VIDIOC_STREAMOFF, &type);
+	/* QBUF's answer, given by the library without waiting on the fast
+	 * path, is what the daemon then has: QUERYBUF says the same */
+	ok = dqbuf(fd, &b) == 0;
+	struct v4l2_buffer answer = b; /* DQBUF's answer passed back, as apps do */
+	ok = ok && ioctl(fd, VIDIOC_QBUF, &answer) == 0;
+	e = errno;
+	struct v4l2_buffer query = { .index = b.index, .type = type, .memory = V4L2_MEMORY_MMAP };
+	ok = ok && ioctl(fd, VIDIOC_QUERYBUF, &query) == 0;
+	report(ok && memcmp(&answer, &query, sizeof(answer)) == 0 &&
+		       (answer.flags & V4L2_BUF_FLAG_QUEUED) && !(answer.flags & V4L2_BUF_FLAG_DONE) &&
+		       answer.bytesused == 0,
+	       "QBUF's answer is QUERYBUF's right after it (queued, nothing used)", ok ? 0 : e);
+	ok = dqbuf(fd, &b) == 0 && qbuf(fd, b.index) == 0;
+	errno = 0;
+	r = qbuf(fd, b.index);
+	e = errno;
+	report(ok && r < 0 && e == EINVAL, "a second QBUF of a queued buffer: EINVAL", r < 0 ? e : 0);
+
+	/* a STREAMOFF right after a QBUF: every buffer comes back, and all
+	 * can be queued again (ten times: an order swapped would show) */
+	ok = true;
+	for (int round = 0; round < 10 && ok; round++) {
+		ok = dqbuf(fd, &b) == 0 && qbuf(fd, b.index) == 0 &&
+		     ioctl(fd, VIDIOC_STREAMOFF, &type) == 0 && queue_all() &&
+		     ioctl(fd, VIDIOC_STREAMON, &type) == 0;
+		e = errno;
+	}
+	report(ok, "QBUF then STREAMOFF at once, ten times: every buffer back and queued again", ok ? 0 : e);
+	ok = stream_frames(fd, 3, &err);
+	report(ok, "streaming goes on after: 3 frames", err);
+
+	/* buffers freed: a QBUF of one held before is EINVAL */
+	ok = dqbuf(fd, &b) == 0 && ioctl(fd, VIDIOC_STREAMOFF, &type) == 0;
+	struct v4l2_requestbuffers none = { .count = 0, .type = type, .memory = V4L2_MEMORY_MMAP };
+	ok = ok && ioctl(fd, VIDIOC_REQBUFS, &none) == 0;
+	e = errno;
+	errno = 0;
+	r = qbuf(fd, b.index);
+	report(ok && r < 0 && errno == EINVAL, "STREAMOFF, REQBUFS(0), then QBUF of a buffer held before: EINVAL",
+	       ok ? (r < 0 ? errno : 0) : e);
+
 	close(fd);
 	printf("%s\n", failures ? "verdict: fail" : "verdict: pass");
 	return failures ? 1 : 0;

@@ -58,8 +58,24 @@ static int fake_dequeue(void *ctx, struct v4l2_buffer *b)
 	return 0;
 }
 
+/* QBUF's answer for buffer index: marked with the index, or an error for
+ * buffer 31 (then nothing is kept for it). */
+static int fake_qbuf_answer(void *ctx, unsigned index, struct v4l2_buffer *b)
+{
+	(void)ctx;
+	if (index == 31)
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	b->index = index;
+	b->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	b->memory = V4L2_MEMORY_MMAP;
+	b->flags = V4L2_BUF_FLAG_QUEUED;
+	b->m.offset = 4096 * index;
+	return 0;
+}
+
 static struct fake_queue fq;
-static struct chan_ring_queue q = { fake_peek, fake_dequeue, &fq };
+static struct chan_ring_queue q = { fake_peek, fake_dequeue, fake_qbuf_answer, &fq };
 static struct chan_ring *ring;
 static struct uvcuse_ring *shared;
 
@@ -121,6 +137,40 @@ END_TEST
 
 /* Entries not taken at a revocation stay done in the queue and can no
  * longer be taken; the next generation publishes them again. */
+/* Each published entry's buffer has its QBUF answer kept before the entry
+ * can be taken; an answer the queue cannot give keeps nothing (zeroes, so
+ * the library waits for the daemon); offering sets the feature. */
+START_TEST(qbuf_answers_kept_with_entries)
+{
+	ck_assert_uint_eq(shared->features, 0);
+	chan_ring_offer_posted(ring, 0xf0000000);
+	ck_assert_uint_eq(shared->features, UVCUSE_RING_QBUF_POSTED);
+	ck_assert_uint_eq(shared->qbuf_keep_flags, 0xf0000000);
+	frames(3);
+	chan_ring_publish(ring, &q);
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_uint_eq(shared->qbuf[i].index, i);
+		ck_assert_uint_eq(shared->qbuf[i].m.offset, 4096 * i);
+		ck_assert_uint_eq(shared->qbuf[i].flags, V4L2_BUF_FLAG_QUEUED);
+	}
+	ck_assert_uint_eq(shared->qbuf[3].flags, 0); /* not published: nothing */
+	memset(&shared->qbuf[31], 0xff, sizeof(shared->qbuf[31]));
+	chan_ring_keep_qbuf(ring, &q, 31);
+	ck_assert_uint_eq(shared->qbuf[31].flags, 0);
+	ck_assert_uint_eq(shared->qbuf[31].index, 0);
+	chan_ring_keep_qbuf(ring, &q, 7);
+	ck_assert_uint_eq(shared->qbuf[7].m.offset, 4096 * 7);
+	chan_ring_keep_qbuf(ring, &q, 32); /* no such slot: nothing written */
+	/* the library answers from it */
+	struct v4l2_buffer in = { .index = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				  .memory = V4L2_MEMORY_MMAP, .flags = 0x30000001 };
+	struct v4l2_buffer out;
+	ck_assert(fastpath_posted_answer(shared, &in, &out));
+	ck_assert_uint_eq(out.flags, V4L2_BUF_FLAG_QUEUED | 0x30000000);
+	ck_assert_uint_eq(out.m.offset, 4096);
+}
+END_TEST
+
 START_TEST(revoked_entries_stay_queued)
 {
 	frames(3);
@@ -281,6 +331,7 @@ int main(void)
 	TCase *tc = tcase_create("chan_ring");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, published_in_order_taken_once_applied);
+	tcase_add_test(tc, qbuf_answers_kept_with_entries);
 	tcase_add_test(tc, revoked_entries_stay_queued);
 	tcase_add_test(tc, queue_error_revokes);
 	tcase_add_test(tc, scribbled_taken_breaks_without_dequeuing);

@@ -599,6 +599,45 @@ START_TEST(dqbuf_peek_is_the_answer)
 }
 END_TEST
 
+/* The QBUF answer kept for a held buffer (the fast path answers posted
+ * QBUFs from it) is what QBUF answers, whatever flags the app passes (apps
+ * pass DQBUF's answer back). */
+START_TEST(qbuf_preview_is_the_answer)
+{
+	stream_mmap(3);
+	q.buffers[1].map_count = 1;
+	frame(100, 0, V4L2_BUF_FLAG_KEYFRAME);
+	frame(200, 0, V4L2_BUF_FLAG_ERROR);
+	const uint32_t in_flags[] = { 0, 0x10000000, V4L2_BUF_FLAG_NO_CACHE_CLEAN | 0x01000000 };
+	for (unsigned i = 0; i < 2; i++) {
+		struct v4l2_buffer b = vbuf(0, MMAP);
+		ck_assert_int_eq(vq_dqbuf(&q, A, &b, NULL), 0);
+		struct v4l2_buffer preview;
+		ck_assert_int_eq(vq_qbuf_preview(&q, b.index, &preview), 0);
+		for (unsigned k = 0; k < 3; k++) {
+			struct v4l2_buffer in = b; /* DQBUF's answer, as apps pass it back */
+			in.flags |= in_flags[k];
+			ck_assert_int_eq(vq_qbuf(&q, A, &in), 0);
+			struct v4l2_buffer want = preview;
+			want.flags |= (b.flags | in_flags[k]) & vq_qbuf_kept_flags();
+			ck_assert_mem_eq(&in, &want, sizeof(in));
+			/* back to the app for the next round: STREAMOFF would
+			 * return all; take it off the queue's tail instead */
+			ck_assert_int_eq(q.queued[q.n_queued - 1], b.index);
+			q.n_queued--;
+			q.buffers[b.index].state = VQ_DEQUEUED;
+		}
+		ck_assert_uint_eq(preview.flags & V4L2_BUF_FLAG_MAPPED, i == 1 ? V4L2_BUF_FLAG_MAPPED : 0);
+		ck_assert_uint_eq(preview.bytesused, 0);
+	}
+	struct v4l2_buffer p;
+	ck_assert_int_eq(vq_qbuf_preview(&q, 3, &p), -EINVAL);
+	vq_destroy(&q);
+	ck_assert_int_eq(reqbufs(A, USERPTR, 2), 2);
+	ck_assert_int_eq(vq_qbuf_preview(&q, 0, &p), -EINVAL);
+}
+END_TEST
+
 START_TEST(dqbuf_error_before_done)
 {
 	stream_mmap(2);
@@ -916,6 +955,7 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, userptr);
 	tcase_add_test(tc, dqbuf_states);
 	tcase_add_test(tc, dqbuf_peek_is_the_answer);
+	tcase_add_test(tc, qbuf_preview_is_the_answer);
 	tcase_add_test(tc, dqbuf_error_before_done);
 	tcase_add_test(tc, streamon_streamoff);
 	tcase_add_test(tc, poll_states);
