@@ -2,6 +2,7 @@
 #include "fastpath.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -31,6 +32,9 @@ static struct slot slots[FASTPATH_FDS];
  * answer (fastpath_note_ioctl): whatever it changed, a QBUF answer the
  * daemon kept before it is no longer to be trusted. */
 static atomic_uint call_epoch;
+/* Slots with a mapped ring (any process's: a forked child inherits the
+ * count): while 0, poll() costs the library nothing. */
+static atomic_int rings_mapped;
 /* For each fd that is one of our channel sockets: its slot's fd + 1. */
 static atomic_int sock_owner[FASTPATH_FDS];
 
@@ -86,8 +90,10 @@ static void slot_drop(struct slot *s)
 		if (!atomic_exchange(&s->sock_lost, 0))
 			close_raw(s->sock);
 	}
-	if (s->ring) /* a forked child's copy of the mapping only */
+	if (s->ring) { /* a forked child's copy of the mapping only */
 		syscall(SYS_munmap, s->ring, sizeof(*s->ring));
+		atomic_fetch_sub(&rings_mapped, 1);
+	}
 	s->ring = NULL;
 	s->held = 0;
 	atomic_store(&s->sock_lost, 0);
@@ -312,6 +318,8 @@ static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd
 		return false;
 	}
 	s->ring = ring_map(ring_fd);
+	if (s->ring)
+		atomic_fetch_add(&rings_mapped, 1);
 	s->sock = sock;
 	s->seq = 0;
 	atomic_store(&s->sock_lost, 0);
@@ -396,6 +404,31 @@ out:
 	atomic_store_explicit(&s->busy, 0, memory_order_release);
 	errno = saved;
 	return v;
+}
+
+bool fastpath_ring_ready(const struct uvcuse_ring *r)
+{
+	uint64_t t = __atomic_load_n(&r->taken, __ATOMIC_ACQUIRE);
+	uint64_t p = __atomic_load_n(&r->published, __ATOMIC_ACQUIRE);
+	return (t >> 32) == (p >> 32) && (uint32_t)t < (uint32_t)p;
+}
+
+bool fastpath_poll_ready(int fd, short events)
+{
+	if (atomic_load_explicit(&rings_mapped, memory_order_relaxed) <= 0 || fd < 0 ||
+	    fd >= FASTPATH_FDS || (events & ~(POLLIN | POLLRDNORM)) || !(events & POLLIN))
+		return false;
+	struct slot *s = &slots[fd];
+	if (!atomic_load_explicit(&s->pid, memory_order_relaxed))
+		return false;
+	unsigned idle = 0;
+	if (!atomic_compare_exchange_strong(&s->busy, &idle, 1))
+		return false; /* a request in progress: the kernel answers */
+	/* a published entry: the queue streams, without error, and DQBUF
+	 * would answer it (the daemon revokes before any of that changes) */
+	bool ready = slot_live(s) && s->ring && fastpath_ring_ready(s->ring);
+	atomic_store_explicit(&s->busy, 0, memory_order_release);
+	return ready;
 }
 
 void fastpath_forget(int fd)

@@ -50,6 +50,11 @@ struct fastpath_probe {
  * request's send and receive only: no fstat, no getpid. */
 enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 				     unsigned long request, struct v4l2_buffer *b, int *ret);
+/* Whether poll() of fd for events (POLLIN, maybe POLLRDNORM, nothing
+ * else) would answer POLLIN now because the fd's ring holds a DQBUF answer
+ * not taken yet: then it needs no system call (a CUSE poll is a round trip
+ * to the daemon). False whenever unsure: the kernel answers. */
+bool fastpath_poll_ready(int fd, short events);
 /* A V4L2 ioctl (type 'V') the fast path did not answer is about to run:
  * QBUFs are no longer posted for the buffers held before it (its effect,
  * e.g. REQBUFS or STREAMOFF, is the daemon's to judge). */
@@ -68,6 +73,8 @@ bool fastpath_enabled(void);
  * type and memory must be the entry's), by compare-and-swap: false when
  * there is none (or a revocation won). */
 bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b);
+/* r holds an entry a DQBUF can take now. */
+bool fastpath_ring_ready(const struct uvcuse_ring *r);
 /* What QBUF of b answers, from what the daemon kept in r (the app's kept
  * flags added): false when r keeps nothing valid for it. */
 bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffer *b,

@@ -9,6 +9,8 @@
  *   pointer where a memcpy would crash).
  * - fcntl(F_SETFL) and FIONBIO tell the daemon the new O_NONBLOCK (CUSE
  *   passes file flags only with open and read, not with ioctls).
+ * - QBUF/DQBUF take the fast path (fastpath.h), and poll() of a node fd
+ *   whose fast-path ring holds a frame answers POLLIN without the kernel.
  * Everything else goes to libc at once.
  *
  * Safe in every process (/etc/ld.so.preload): no constructor; anonymous
@@ -25,6 +27,8 @@
 #include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -53,6 +57,11 @@ typedef int (*close_fn)(int);
 typedef int (*dup2_fn)(int, int);
 typedef int (*dup3_fn)(int, int, int);
 typedef int (*close_range_fn)(unsigned, unsigned, int);
+typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
+typedef int (*ppoll_fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+typedef int (*poll_chk_fn)(struct pollfd *, nfds_t, int, size_t);
+typedef int (*ppoll_chk_fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *,
+			    size_t);
 
 /* The next definitions (libc's), found on first use. Racing threads store
  * the same value, so relaxed atomics suffice; dlsym does not call mmap
@@ -67,6 +76,10 @@ static _Atomic(close_fn) next_close_p;
 static _Atomic(dup2_fn) next_dup2_p;
 static _Atomic(dup3_fn) next_dup3_p;
 static _Atomic(close_range_fn) next_close_range_p;
+static _Atomic(poll_fn) next_poll_p;
+static _Atomic(ppoll_fn) next_ppoll_p;
+static _Atomic(poll_chk_fn) next_poll_chk_p;
+static _Atomic(ppoll_chk_fn) next_ppoll_chk_p;
 
 #define NEXT(var, type, name)                                                 \
 	static inline type var##_get(void)                                    \
@@ -90,6 +103,10 @@ NEXT(next_close, close_fn, "close")
 NEXT(next_dup2, dup2_fn, "dup2")
 NEXT(next_dup3, dup3_fn, "dup3")
 NEXT(next_close_range, close_range_fn, "close_range")
+NEXT(next_poll, poll_fn, "poll")
+NEXT(next_ppoll, ppoll_fn, "ppoll")
+NEXT(next_poll_chk, poll_chk_fn, "__poll_chk")
+NEXT(next_ppoll_chk, ppoll_chk_fn, "__ppoll_chk")
 
 /* --- the per-fd cache of "not a uvcuse node" --------------------------------
  * Keyed by fd and the file's identity (st_dev, st_ino, st_rdev), so a reused
@@ -318,6 +335,78 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
 		tell_flags(fd);
 	return r;
+}
+
+/* --- poll ------------------------------------------------------------------
+ * A node fd whose fast-path ring holds a frame is readable without asking
+ * the kernel, whose poll of a CUSE file is a round trip to the daemon: the
+ * library answers POLLIN for it (fastpath_poll_ready: only a poll for
+ * POLLIN alone), and polls the other fds, if any, without waiting. Sets
+ * larger than POLL_SHORTCUT_MAX always go to the kernel. */
+#define POLL_SHORTCUT_MAX 64
+
+/* The answer, or -2: the kernel must answer (nothing ready here). */
+static int poll_shortcut(struct pollfd *fds, nfds_t nfds)
+{
+	if (!fds || nfds == 0 || nfds > POLL_SHORTCUT_MAX)
+		return -2;
+	int saved = errno;
+	uint64_t ready = 0;
+	for (nfds_t i = 0; i < nfds; i++)
+		if (fastpath_poll_ready(fds[i].fd, fds[i].events))
+			ready |= UINT64_C(1) << i;
+	if (!ready) {
+		errno = saved;
+		return -2;
+	}
+	if (nfds > 1) {
+		struct pollfd others[POLL_SHORTCUT_MAX];
+		memcpy(others, fds, nfds * sizeof(*fds));
+		for (nfds_t i = 0; i < nfds; i++)
+			if (ready & (UINT64_C(1) << i))
+				others[i].fd = -1; /* poll skips it (revents 0) */
+		if (next_poll_get()(others, nfds, 0) < 0) {
+			errno = saved;
+			return -2;
+		}
+		for (nfds_t i = 0; i < nfds; i++)
+			fds[i].revents = others[i].revents;
+	}
+	int n = 0;
+	for (nfds_t i = 0; i < nfds; i++) {
+		if (ready & (UINT64_C(1) << i))
+			fds[i].revents = (short)(fds[i].events & (POLLIN | POLLRDNORM));
+		n += fds[i].revents != 0;
+	}
+	errno = saved;
+	return n;
+}
+
+EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	int n = poll_shortcut(fds, nfds);
+	return n != -2 ? n : next_poll_get()(fds, nfds, timeout);
+}
+
+EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo,
+		 const sigset_t *sigmask)
+{
+	int n = poll_shortcut(fds, nfds);
+	return n != -2 ? n : next_ppoll_get()(fds, nfds, tmo, sigmask);
+}
+
+/* _FORTIFY_SOURCE builds call these: the size check stays glibc's. */
+EXPORT int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen)
+{
+	int n = fdslen / sizeof(*fds) >= nfds ? poll_shortcut(fds, nfds) : -2;
+	return n != -2 ? n : next_poll_chk_get()(fds, nfds, timeout, fdslen);
+}
+
+EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo,
+		       const sigset_t *sigmask, size_t fdslen)
+{
+	int n = fdslen / sizeof(*fds) >= nfds ? poll_shortcut(fds, nfds) : -2;
+	return n != -2 ? n : next_ppoll_chk_get()(fds, nfds, tmo, sigmask, fdslen);
 }
 
 static int do_fcntl(fcntl_fn next, int fd, int cmd, void *arg)

@@ -11,7 +11,8 @@
  * STREAMOFF; a signal without SA_RESTART ends it EINTR and the next
  * DQBUF works; DQBUF through a dup'd fd, and after closing the dup; a
  * forked child streaming on the inherited fd; two threads streaming on
- * one fd at once. And QBUF's answers, which the fast path gives without
+ * one fd at once; poll() of the node with a frame done (with another fd in
+ * the set) and with every buffer dequeued. And QBUF's answers, which the fast path gives without
  * waiting for the daemon (a posted QBUF): the same as QUERYBUF's right
  * after; a second QBUF of the buffer is EINVAL; a STREAMOFF right after a
  * QBUF returns that buffer too (the daemon must not run them out of
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -223,6 +225,31 @@ int main(int argc, char **argv)
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	report(w1.ok && w2.ok, "two threads streaming on one fd: 8 frames each", w1.ok ? w2.err : w1.err);
+
+	/* poll: a done buffer makes the node readable (the fast path answers
+	 * from its ring, without the kernel), the other fds of the set are
+	 * still answered; with every buffer dequeued it waits */
+	int pfd[2];
+	ok = pipe(pfd) == 0 && write(pfd[1], "x", 1) == 1;
+	usleep(200000); /* frames done meanwhile */
+	struct pollfd ps[2] = { { .fd = fd, .events = POLLIN }, { .fd = pfd[0], .events = POLLIN } };
+	r = poll(ps, 2, 2000);
+	report(ok && r == 2 && (ps[0].revents & POLLIN) && (ps[1].revents & POLLIN),
+	       "poll of the node with a frame done and of a pipe with data: both readable", r < 0 ? errno : 0);
+	close(pfd[0]);
+	close(pfd[1]);
+	held = 0;
+	for (unsigned i = 0; i < n_buffers; i++)
+		held += dqbuf(fd, &b) == 0;
+	struct pollfd p1 = { .fd = fd, .events = POLLIN };
+	t0 = now_s();
+	r = poll(&p1, 1, 300);
+	waited = now_s() - t0;
+	report(held == n_buffers && r == 0 && waited > 0.25, "every buffer dequeued: poll waits and times out",
+	       r < 0 ? errno : 0);
+	ok = queue_all();
+	r = poll(&p1, 1, 2000);
+	report(ok && r == 1 && (p1.revents & POLLIN), "buffers queued again: poll readable", r < 0 ? errno : 0);
 
 	/* QBUF's answer, given by the library without waiting on the fast
 	 * path, is what the daemon then has: QUERYBUF says the same */

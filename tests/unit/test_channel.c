@@ -540,10 +540,12 @@ START_TEST(ring_takes_in_order_once)
 	publish(&r, 7, 3);
 	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
 	for (uint32_t k = 0; k < 3; k++) {
+		ck_assert(fastpath_ring_ready(&r)); /* poll() answers POLLIN */
 		b.sequence = 0;
 		ck_assert(fastpath_ring_take(&r, &b));
 		ck_assert_uint_eq(b.sequence, 100 + k);
 	}
+	ck_assert(!fastpath_ring_ready(&r));
 	ck_assert(!fastpath_ring_take(&r, &b)); /* all taken */
 	ck_assert_uint_eq(r.taken, ((uint64_t)7 << 32) | 3);
 }
@@ -559,6 +561,7 @@ START_TEST(ring_revoked_entries_cannot_be_taken)
 	publish(&r, 1, 2);
 	r.taken = (uint64_t)2 << 32; /* revoked; 'published' still of gen 1 */
 	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	ck_assert(!fastpath_ring_ready(&r));
 	ck_assert(!fastpath_ring_take(&r, &b));
 	ck_assert_uint_eq(r.taken, (uint64_t)2 << 32);
 	publish(&r, 2, 1);
