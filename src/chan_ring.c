@@ -16,6 +16,8 @@ struct chan_ring {
 	uint32_t gen;           /* the generation published now */
 	uint32_t published;     /* entries of gen published */
 	uint32_t applied;       /* entries of gen whose take was applied */
+	uint32_t consumed;      /* posted QBUFs run */
+	uint64_t posts_run;     /* for the counters */
 	uint32_t index[UVCUSE_RING_ENTRIES]; /* the buffer of each entry */
 	bool broken;            /* the peer broke the protocol */
 	pid_t pid;              /* the peer, for the log */
@@ -124,20 +126,58 @@ static unsigned apply_to(struct chan_ring *ring, const struct chan_ring_queue *q
 	return n;
 }
 
+/* Runs the QBUFs the library posted since the last call, up to posted,
+ * in order. */
+static void run_posts(struct chan_ring *ring, const struct chan_ring_queue *q, uint32_t posted)
+{
+	static struct log_limit limit;
+	if (posted == ring->consumed || !q->qbuf)
+		return;
+	if (posted - ring->consumed > UVCUSE_RING_ENTRIES) {
+		if (log_allowed(&limit, 5))
+			log_warn("fast path ring of pid %d: 'posted' written wrong: closing the channel",
+				 (int)ring->pid);
+		ring->broken = true;
+		return;
+	}
+	while (ring->consumed != posted) {
+		struct uvcuse_ring_post p;
+		memcpy(&p, &ring->r->post[ring->consumed % UVCUSE_RING_ENTRIES], sizeof(p));
+		ring->consumed++;
+		/* read before the slot is given back: release */
+		__atomic_store_n(&ring->r->consumed, ring->consumed, __ATOMIC_RELEASE);
+		q->qbuf(q->ctx, p.index, p.flags); /* the queue checks it as any QBUF */
+		ring->posts_run++;
+	}
+}
+
 unsigned chan_ring_apply(struct chan_ring *ring, const struct chan_ring_queue *q)
 {
 	if (ring->broken)
 		return 0;
+	/* 'posted' before 'taken': the library takes a buffer before it posts
+	 * its QBUF, so every post seen here has its take seen too, and the
+	 * takes are applied first */
+	uint32_t posted = __atomic_load_n(&ring->r->posted, __ATOMIC_ACQUIRE);
 	uint64_t t = __atomic_load_n(&ring->r->taken, __ATOMIC_ACQUIRE);
-	return taken_ok(ring, t) ? apply_to(ring, q, (uint32_t)t) : 0;
+	unsigned n = taken_ok(ring, t) ? apply_to(ring, q, (uint32_t)t) : 0;
+	if (!ring->broken)
+		run_posts(ring, q, posted);
+	return n;
+}
+
+uint64_t chan_ring_posts_run(const struct chan_ring *ring)
+{
+	return ring->posts_run;
 }
 
 unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *q)
 {
 	if (ring->broken)
 		return 0;
-	if (ring->published == ring->applied) /* nothing left to take: the generation stays */
-		return chan_ring_apply(ring, q);
+	unsigned n = chan_ring_apply(ring, q);
+	if (ring->broken || ring->published == ring->applied) /* nothing left to take */
+		return n;
 	uint64_t t = __atomic_load_n(&ring->r->taken, __ATOMIC_ACQUIRE);
 	uint64_t next = (uint64_t)(ring->gen + 1) << 32;
 	do {
@@ -146,7 +186,7 @@ unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *
 	} while (!__atomic_compare_exchange_n(&ring->r->taken, &t, next, false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
 	/* t is the final count of the old generation: no take can follow */
-	unsigned n = apply_to(ring, q, (uint32_t)t);
+	n += apply_to(ring, q, (uint32_t)t);
 	ring->gen++;
 	ring->published = ring->applied = 0;
 	__atomic_store_n(&ring->r->published, next, __ATOMIC_RELEASE);

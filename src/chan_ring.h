@@ -30,6 +30,9 @@ struct chan_ring_queue {
 	 * no app flags: 0 or -errno (then no answer is kept for it). NULL: a
 	 * ring without QBUF answers. */
 	int (*qbuf_answer)(void *ctx, unsigned index, struct v4l2_buffer *b);
+	/* Runs a QBUF the library posted (answered already): 0 or -errno,
+	 * which only the log hears of. */
+	int (*qbuf)(void *ctx, unsigned index, uint32_t flags);
 	void *ctx;
 };
 
@@ -49,15 +52,18 @@ int chan_ring_memfd(const struct chan_ring *ring);
 struct uvcuse_ring *chan_ring_shared(struct chan_ring *ring);
 /* The peer broke the protocol: nothing more is published or applied. */
 bool chan_ring_broken(const struct chan_ring *ring);
+/* Posted QBUFs run so far. */
+uint64_t chan_ring_posts_run(const struct chan_ring *ring);
 
 /* Dequeues (q->dequeue) the buffers the library took since the last call,
- * checking each is the one published. Returns how many. */
+ * checking each is the one published, then runs (q->qbuf) the QBUFs it
+ * posted since, in order. Returns how many takes it applied. */
 unsigned chan_ring_apply(struct chan_ring *ring, const struct chan_ring_queue *q);
-/* Applies the takes, then makes the entries not taken untakable (a new
+/* Applies the takes and posts, then makes the entries not taken untakable (a new
  * generation, by compare-and-swap against the library's takes). Returns
  * the takes applied. */
 unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *q);
-/* Applies the takes, then publishes the done buffers not yet published
+/* Applies the takes and posts, then publishes the done buffers not yet published
  * (q->peek), in order, each with its QBUF answer (q->qbuf_answer); a queue whose DQBUF would now answer an error
  * (stopped, in error, owned by another file) is revoked instead. Returns
  * the takes applied. */

@@ -30,12 +30,7 @@ struct channel {
 	bool freed;         /* channel_free was called while dispatching */
 	struct uvcuse_chan_msg req; /* the request in progress */
 	uint64_t requests;
-	uint64_t posted;    /* QBUF_POSTED read: channel_drain reads only then */
 };
-
-/* What channel_drain reads at most: every buffer posted, a request and its
- * cancel, with room to spare; only a flooding peer has more. */
-#define CHANNEL_DRAIN_MAX (2 * UVCUSE_RING_ENTRIES + 4)
 
 int channel_parse(const void *msg, size_t len, struct uvcuse_chan_msg *out)
 {
@@ -45,7 +40,7 @@ int channel_parse(const void *msg, size_t len, struct uvcuse_chan_msg *out)
 	if (out->magic != UVCUSE_MAGIC)
 		return -EPROTO;
 	if (out->op != UVCUSE_CHAN_QBUF && out->op != UVCUSE_CHAN_DQBUF &&
-	    out->op != UVCUSE_CHAN_CANCEL && out->op != UVCUSE_CHAN_QBUF_POSTED)
+	    out->op != UVCUSE_CHAN_CANCEL)
 		return -EPROTO;
 	return 0;
 }
@@ -78,36 +73,23 @@ static void destroy(struct channel *ch)
 	free(ch);
 }
 
-static void read_requests(struct channel *ch, int max);
+static void read_requests(struct channel *ch);
 
-/* Reads up to max messages; the owner's callbacks may free the channel:
- * only at the end. */
-static void dispatch(struct channel *ch, int max)
+static void on_readable(void *data, uint32_t events)
 {
-	if (ch->dispatching) /* a callback draining its own channel */
-		return;
+	struct channel *ch = data;
+	(void)events;
+	/* the owner's callbacks may free the channel: only at the end */
 	ch->dispatching = true;
-	read_requests(ch, max);
+	read_requests(ch);
 	ch->dispatching = false;
 	if (ch->freed)
 		destroy(ch);
 }
 
-static void on_readable(void *data, uint32_t events)
+static void read_requests(struct channel *ch)
 {
-	(void)events;
-	dispatch(data, CHANNEL_READS_PER_WAKE);
-}
-
-void channel_drain(struct channel *ch)
-{
-	if (ch->posted && !ch->closing)
-		dispatch(ch, CHANNEL_DRAIN_MAX);
-}
-
-static void read_requests(struct channel *ch, int max)
-{
-	for (int i = 0; i < max && !ch->closing && !ch->freed; i++) {
+	for (int i = 0; i < CHANNEL_READS_PER_WAKE && !ch->closing && !ch->freed; i++) {
 		union {
 			struct uvcuse_chan_msg m;
 			char buf[sizeof(struct uvcuse_chan_msg) + 1]; /* + 1: detects longer */
@@ -128,12 +110,6 @@ static void read_requests(struct channel *ch, int max)
 		if (channel_parse(in.buf, (size_t)n, &req) < 0 || (mh.msg_flags & MSG_CTRUNC)) {
 			channel_close(ch, "malformed message");
 			return;
-		}
-		if (req.op == UVCUSE_CHAN_QBUF_POSTED) {
-			ch->requests++;
-			ch->posted++;
-			ch->ops->posted(ch->ctx, ch, &req);
-			continue;
 		}
 		if (req.op == UVCUSE_CHAN_CANCEL) {
 			/* the answer may have crossed the cancel: then it is moot */
@@ -207,9 +183,4 @@ pid_t channel_pid(const struct channel *ch)
 uint64_t channel_requests(const struct channel *ch)
 {
 	return ch->requests;
-}
-
-uint64_t channel_posted(const struct channel *ch)
-{
-	return ch->posted;
 }

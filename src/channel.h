@@ -24,9 +24,6 @@ struct channel_ops {
 	/* A well-formed QBUF or DQBUF: answer it with channel_answer(), now
 	 * or later (a waiting DQBUF). */
 	void (*request)(void *ctx, struct channel *ch, const struct uvcuse_chan_msg *req);
-	/* A QBUF the library already answered (QBUF_POSTED): run it, send
-	 * nothing. May come while a request waits. */
-	void (*posted)(void *ctx, struct channel *ch, const struct uvcuse_chan_msg *req);
 	/* The peer cancelled the request it waits for (a signal interrupted
 	 * it): answer it now (-EINTR), unless it was answered already. */
 	void (*cancel)(void *ctx, struct channel *ch);
@@ -47,23 +44,16 @@ void channel_free(struct channel *ch);
  * leaves it, memfd >= 0 sent with it (a duplicate; the caller keeps its
  * own). A failed send closes the channel (ops->closed, maybe at once). */
 void channel_answer(struct channel *ch, int result, const struct v4l2_buffer *buf, int memfd);
-/* Reads and dispatches every message the peer sent so far (a bounded
- * number), as if the loop had: called before serving another request of
- * the same file, which the peer may have sent after a posted QBUF. The
- * owner's callbacks may close the channel meanwhile. Nothing happens for a
- * peer that never posted (no system call). */
-void channel_drain(struct channel *ch);
 /* A request is in progress (read, not answered). */
 bool channel_busy(const struct channel *ch);
 pid_t channel_pid(const struct channel *ch);
-/* Requests read so far, posted QBUFs among them. */
+/* Requests read so far. */
 uint64_t channel_requests(const struct channel *ch);
-uint64_t channel_posted(const struct channel *ch);
 
 /* --- the pure part, for the unit suite ----------------------------------- */
 
 /* Checks one received message's form: 0 for a request (QBUF, DQBUF,
- * CANCEL, QBUF_POSTED), -EPROTO otherwise. */
+ * CANCEL), -EPROTO otherwise. */
 int channel_parse(const void *msg, size_t len, struct uvcuse_chan_msg *out);
 
 #endif

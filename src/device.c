@@ -980,16 +980,13 @@ static void bufshare_sync_node(struct device *dev)
 static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
 		      unsigned int cmd, void *arg, void *extra, size_t extra_len);
 
-/* Every CUSE ioctl of a file first serves the QBUFs its fast path posted
- * (the app sent them first), then revokes its rings (what they published
- * may be about to change) and republishes after. poll() and read() need no
- * draining: a posted QBUF changes neither answer (vq_poll looks at done
- * buffers; read() emulation refuses a queue with buffers). */
+/* Every CUSE request of a file first revokes its fast-path rings (what
+ * they published may be about to change; the QBUFs posted in them run
+ * first) and republishes after. */
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		     void *extra, size_t extra_len)
 {
 	struct dev_file *df = data;
-	device_channels_drain(df);
 	device_rings_revoke(df);
 	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
 	device_rings_publish(df);
@@ -1303,6 +1300,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	struct uvc_probe probe;
 	startup_probe(dev, &probe);
 	uvc_assembler_init(&dev->assembler, frames_on_frame, dev);
+	dev->assembler.need_buffer = frames_need_buffer;
 	res = node_init(&dev->node, usb_camera_model(dev->cam), &ident, &probe, &node_ops, dev,
 			&mem_ops, dev);
 	if (res) {

@@ -42,11 +42,32 @@ static int queue_qbuf_answer(void *ctx, unsigned index, struct v4l2_buffer *b)
 	return node_qbuf_preview(&df->dev->node, &df->nf, index, b);
 }
 
+/* A QBUF the library answered already, from the ring's qbuf[]. It fails
+ * only when something the app did not order after it came first (an
+ * unplug, a stream error, another thread's STREAMOFF or REQBUFS): as a QBUF
+ * that won and then met that, the buffer is simply not filled. */
+static int queue_qbuf(void *ctx, unsigned index, uint32_t flags)
+{
+	static struct log_limit limit;
+	struct dev_file *df = ctx;
+	struct device *dev = df->dev;
+	struct v4l2_buffer b = { .index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				 .memory = V4L2_MEMORY_MMAP, .flags = flags };
+	dev->posted_qbufs++;
+	if (dev->unplugged)
+		return -ENODEV;
+	int res = node_ioctl(&dev->node, &df->nf, VIDIOC_QBUF, &b, NULL, 0, true, NULL, NULL);
+	if (res < 0 && log_allowed(&limit, 5))
+		log_debug("posted QBUF of buffer %u: %s", index, strerror(-res));
+	return res;
+}
+
 static struct chan_ring_queue file_queue(struct dev_file *df)
 {
 	return (struct chan_ring_queue){ .peek = queue_peek,
 					 .dequeue = queue_dequeue,
 					 .qbuf_answer = queue_qbuf_answer,
+					 .qbuf = queue_qbuf,
 					 .ctx = df };
 }
 
@@ -84,6 +105,12 @@ static void rings_run(struct dev_file *df, ring_step_fn step)
 void device_rings_apply(struct dev_file *df)
 {
 	rings_run(df, chan_ring_apply);
+}
+
+void device_rings_apply_all(struct device *dev)
+{
+	for (struct dev_file *df = dev->files; df; df = df->next)
+		device_rings_apply(df);
 }
 
 void device_rings_revoke(struct dev_file *df)
@@ -156,34 +183,6 @@ void device_channel_reply(struct device *dev, struct dev_file *df, struct channe
 		}
 	}
 	channel_answer(ch, res, b, memfd);
-}
-
-/* A QBUF the library answered already, from the ring's qbuf[]. It fails
- * only when something the app did not order after it came first (an
- * unplug, a stream error, another thread's STREAMOFF or REQBUFS): as a QBUF
- * that won and then met that, the buffer is simply not filled. */
-static void chan_posted(void *ctx, struct channel *ch, const struct uvcuse_chan_msg *m)
-{
-	static struct log_limit limit;
-	struct dev_file *df = ctx;
-	struct device *dev = df->dev;
-	struct v4l2_buffer b = m->buf;
-	dev->chan_requests++;
-	dev->posted_qbufs++;
-	if (dev->unplugged || b.memory != V4L2_MEMORY_MMAP)
-		return;
-	device_rings_apply(df); /* it may be a buffer taken from the ring */
-	if (!channel_alive(df, ch))
-		return;
-	unsigned events = dev->node.events_queued;
-	int res = node_ioctl(&dev->node, &df->nf, VIDIOC_QBUF, &b, NULL, 0, true, NULL, NULL);
-	if (res < 0 && log_allowed(&limit, 5))
-		log_debug("pid %d: posted QBUF of buffer %u: %s", (int)channel_pid(ch), b.index,
-			  strerror(-res));
-	if (dev->node.events_queued != events)
-		device_wake_all(dev);
-	else
-		device_rings_publish(df);
 }
 
 static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan_msg *m)
@@ -269,7 +268,6 @@ static void chan_closed(void *ctx, struct channel *ch)
 
 static const struct channel_ops chan_ops = {
 	.request = chan_request,
-	.posted = chan_posted,
 	.cancel = chan_cancel,
 	.closed = chan_closed,
 };
@@ -299,13 +297,6 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd)
 		return 0;
 	}
 	return -EBUSY; /* the library goes through CUSE */
-}
-
-void device_channels_drain(struct dev_file *df)
-{
-	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
-		if (df->chans[i])
-			channel_drain(df->chans[i]);
 }
 
 void device_channels_close(struct dev_file *df)

@@ -170,6 +170,8 @@ static void give_back(struct device *dev, const struct frames_given *g)
 void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 {
 	struct device *dev = opaque;
+	/* QBUFs the fast path posted count for this frame's copies */
+	device_rings_apply_all(dev);
 	struct frames_given g = dev->given;
 	account_no_buffer(dev);
 	if (g.kind == GIVEN_NONE || ev->buf != g.mem)
@@ -401,6 +403,13 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 	free(c);
 	frames_give(dev);
 	device_changed(dev);
+}
+
+void frames_need_buffer(void *opaque)
+{
+	/* a QBUF the fast path posted and the daemon has not run yet: run
+	 * now, it gives the frame its buffer (frames_buffer_queued) */
+	device_rings_apply_all(opaque);
 }
 
 void frames_buffer_queued(void *opaque)

@@ -226,9 +226,9 @@ void device_channel_reply(struct device *dev, struct dev_file *df, struct channe
 			  unsigned int cmd, struct v4l2_buffer *b, int res);
 /* The file goes: its channels close, their waiting requests unanswered. */
 void device_channels_close(struct dev_file *df);
-/* Serves what the file's channels sent so far (posted QBUFs): before any
- * CUSE ioctl of the file, which the app may have sent after them. */
-void device_channels_drain(struct dev_file *df);
+/* Every file's rings applied (takes, posted QBUFs): before a frame needs
+ * an app's buffer. */
+void device_rings_apply_all(struct device *dev);
 /* Frames or errors changed what waiting requests would get: runs them
  * again, and wakes pollers. */
 void device_wake_all(struct device *dev);
@@ -252,6 +252,8 @@ void frames_give(struct device *dev);
 int frames_consumer_on(void *dev, struct node_proc *p);
 void frames_consumer_off(void *dev, struct node_proc *p);
 void frames_buffer_queued(void *dev);
+/* The assembler's need_buffer: a frame starts and no buffer was given. */
+void frames_need_buffer(void *dev);
 /* The stream (re)starts: each consumer's converter starts. 0 or -errno. */
 int frames_start(struct device *dev);
 /* A queue buffer is being freed: nothing may write into it any more. */

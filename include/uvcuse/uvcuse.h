@@ -65,12 +65,13 @@
  * qbuf[index] what QBUF of that buffer will answer (no app flags). While
  * the app holds the buffer and has made no other V4L2 call since, its
  * QBUF of it is answered by the library from that (plus the app's flags
- * QBUF keeps, qbuf_keep_flags) and sent as QBUF_POSTED, which gets no
- * answer. The daemon reads a file's channels before it serves any CUSE
- * ioctl of that file, so a posted QBUF is never overtaken by the app's
- * next call (STREAMOFF, QUERYBUF...). What can still make it fail is
- * something the app did not order after it (an unplug, a stream error):
- * as a QBUF that won and then met that event, the buffer is not filled. */
+ * QBUF keeps, qbuf_keep_flags) and posted in the ring's post[] (no system
+ * call): the daemon runs the posted QBUFs, in order, whenever it next
+ * touches the file's queue (any request of the file, poll included, and
+ * before a frame needs a buffer), so a posted QBUF is never overtaken by
+ * the app's next call. What can still make it fail is something the app
+ * did not order after it (an unplug, a stream error): as a QBUF that won
+ * and then met that event, the buffer is simply not filled. */
 #ifndef UVCUSE_UVCUSE_H
 #define UVCUSE_UVCUSE_H
 
@@ -132,7 +133,6 @@ enum uvcuse_chan_op {
 	UVCUSE_CHAN_QBUF = 1,
 	UVCUSE_CHAN_DQBUF = 2,
 	UVCUSE_CHAN_CANCEL = 3, /* no answer of its own */
-	UVCUSE_CHAN_QBUF_POSTED = 4, /* a QBUF the library answered: no answer */
 };
 
 /* struct uvcuse_ring's features */
@@ -159,6 +159,17 @@ struct uvcuse_ring {
 	/* by buffer index: QBUF's answer for it with no app flags, written
 	 * before its DQBUF answer is published or sent */
 	struct v4l2_buffer qbuf[UVCUSE_RING_ENTRIES];
+	/* QBUFs the library answered itself, in order: post k at k %
+	 * UVCUSE_RING_ENTRIES. 'posted' counts them (the library's, release
+	 * store after the entry), 'consumed' those the daemon ran (the
+	 * daemon's, release store after reading the entry); the library posts
+	 * only while posted - consumed < UVCUSE_RING_ENTRIES */
+	uint32_t posted;
+	uint32_t consumed;
+	struct uvcuse_ring_post {
+		uint32_t index; /* the buffer */
+		uint32_t flags; /* the app's v4l2_buffer.flags */
+	} post[UVCUSE_RING_ENTRIES];
 };
 
 struct uvcuse_chan_msg {

@@ -246,7 +246,8 @@ bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffe
 }
 
 /* QBUF of a buffer the app holds, answered here from what the daemon kept
- * and sent without waiting. False: it takes the round trip (or CUSE). */
+ * and posted in the ring (no system call). False: it takes the round trip
+ * (or CUSE). */
 static bool post_qbuf(struct slot *s, struct v4l2_buffer *b)
 {
 	if (!s->ring || b->index >= UVCUSE_RING_ENTRIES)
@@ -257,17 +258,25 @@ static bool post_qbuf(struct slot *s, struct v4l2_buffer *b)
 		return false;
 	s->held &= ~bit; /* once: a second QBUF is the daemon's to refuse */
 	struct v4l2_buffer answer;
-	if (!fastpath_posted_answer(s->ring, b, &answer))
-		return false;
-	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = UVCUSE_CHAN_QBUF_POSTED,
-				     .seq = ++s->seq, .buf = *b };
-	ssize_t n;
-	do
-		n = send(s->sock, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(m))
-		return false; /* a full socket: the round trip waits for room */
+	if (!fastpath_posted_answer(s->ring, b, &answer) || !fastpath_ring_post(s->ring, b))
+		return false; /* the round trip (after the posts, in order) */
 	*b = answer;
+	return true;
+}
+
+bool fastpath_ring_post(struct uvcuse_ring *r, const struct v4l2_buffer *b)
+{
+	/* one poster per ring (the slot's lock): 'posted' is ours */
+	uint32_t posted = __atomic_load_n(&r->posted, __ATOMIC_RELAXED);
+	uint32_t consumed = __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE);
+	if (posted - consumed >= UVCUSE_RING_ENTRIES)
+		return false; /* full: the daemon is behind */
+	struct uvcuse_ring_post *p = &r->post[posted % UVCUSE_RING_ENTRIES];
+	p->index = b->index;
+	p->flags = b->flags;
+	/* the entry first, then the count that shows it (and the take of the
+	 * buffer, made before, with it) */
+	__atomic_store_n(&r->posted, posted + 1, __ATOMIC_RELEASE);
 	return true;
 }
 

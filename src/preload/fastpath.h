@@ -17,8 +17,8 @@
  *
  * A QBUF of an MMAP buffer the app got by DQBUF on the same fd, with no
  * other V4L2 ioctl in the process since (fastpath_note_ioctl), is answered
- * here from what the daemon kept in the ring and posted without waiting
- * (UVCUSE_CHAN_QBUF_POSTED in uvcuse.h). */
+ * here from what the daemon kept in the ring and posted in the ring for the
+ * daemon to run (uvcuse.h): no system call. */
 #ifndef UVCUSE_FASTPATH_H
 #define UVCUSE_FASTPATH_H
 
@@ -73,6 +73,8 @@ bool fastpath_enabled(void);
  * type and memory must be the entry's), by compare-and-swap: false when
  * there is none (or a revocation won). */
 bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b);
+/* Posts b's QBUF in r for the daemon to run: false when r is full. */
+bool fastpath_ring_post(struct uvcuse_ring *r, const struct v4l2_buffer *b);
 /* r holds an entry a DQBUF can take now. */
 bool fastpath_ring_ready(const struct uvcuse_ring *r);
 /* What QBUF of b answers, from what the daemon kept in r (the app's kept

@@ -150,6 +150,8 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 static void frame_start(struct uvc_assembler *a)
 {
 	const struct uvc_payload_header *h = &a->hdr;
+	if (!a->spare && a->need_buffer)
+		a->need_buffer(a->opaque);
 	memset(&a->frame, 0, sizeof(a->frame));
 	a->frame.active = true;
 	a->frame.fid = h->fid;

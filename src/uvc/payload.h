@@ -117,6 +117,9 @@ struct uvc_assembler {
 	size_t expected;            /* 0: compressed/variable size */
 	bool no_fid;                /* UVC_QUIRK_STREAM_NO_FID: the camera never
 				     * toggles FID, a frame ends at EOF only */
+	/* A frame starts with no spare buffer: the caller's last chance to
+	 * give one (uvc_assembler_set_buffer from inside); NULL: none. */
+	void (*need_buffer)(void *opaque);
 	/* private */
 	uvc_frame_cb cb;
 	void *opaque;

@@ -1,8 +1,9 @@
 /* The fast path's ring, the daemon's side (src/chan_ring.c) against a fake
  * queue, with the library's take (src/preload/fastpath.c) as the peer:
  * entries published in order and taken once, takes applied to the queue
- * (the buffer checked), revocation against takes, queue errors, and a peer
- * scribbling on the shared memory, which must never make the daemon
+ * (the buffer checked), revocation against takes, queue errors, QBUFs the
+ * library posts (run in order, after their takes), and a peer scribbling
+ * on the shared memory, which must never make the daemon
  * dequeue what it did not publish. */
 #include <check.h>
 #include <errno.h>
@@ -23,6 +24,11 @@ struct fake_queue {
 	int error;          /* peek and dequeue answer it when set */
 	bool swap_next;     /* dequeue answers the second buffer (out of step) */
 	unsigned dequeued;
+	/* posted QBUFs run: index, flags, and how many dequeues came before */
+	unsigned qbuf_index[4096], qbuf_flags[4096], qbuf_after[4096], n_qbuf;
+	bool flags_are_sequence; /* the race test posts each frame's sequence */
+	bool qbuf_before_take;   /* a posted QBUF ran before its take was applied */
+	void (*on_dequeue)(void); /* the peer acting while the daemon dequeues */
 };
 
 static int fake_peek(void *ctx, unsigned i, struct v4l2_buffer *b)
@@ -55,6 +61,11 @@ static int fake_dequeue(void *ctx, struct v4l2_buffer *b)
 	fake_peek(ctx, 0, b);
 	f->head++;
 	f->dequeued++;
+	if (f->on_dequeue) {
+		void (*act)(void) = f->on_dequeue;
+		f->on_dequeue = NULL;
+		act();
+	}
 	return 0;
 }
 
@@ -74,8 +85,23 @@ static int fake_qbuf_answer(void *ctx, unsigned index, struct v4l2_buffer *b)
 	return 0;
 }
 
+/* A posted QBUF: buffer 30 is refused (a queue's own check). */
+static int fake_qbuf(void *ctx, unsigned index, uint32_t flags)
+{
+	struct fake_queue *f = ctx;
+	if (f->flags_are_sequence && flags >= f->head)
+		f->qbuf_before_take = true; /* its frame was not dequeued yet */
+	if (f->n_qbuf < 4096) {
+		f->qbuf_index[f->n_qbuf] = index;
+		f->qbuf_flags[f->n_qbuf] = flags;
+		f->qbuf_after[f->n_qbuf] = f->dequeued;
+		f->n_qbuf++;
+	}
+	return index == 30 ? -EINVAL : 0;
+}
+
 static struct fake_queue fq;
-static struct chan_ring_queue q = { fake_peek, fake_dequeue, fake_qbuf_answer, &fq };
+static struct chan_ring_queue q = { fake_peek, fake_dequeue, fake_qbuf_answer, fake_qbuf, &fq };
 static struct chan_ring *ring;
 static struct uvcuse_ring *shared;
 
@@ -168,6 +194,160 @@ START_TEST(qbuf_answers_kept_with_entries)
 	ck_assert(fastpath_posted_answer(shared, &in, &out));
 	ck_assert_uint_eq(out.flags, V4L2_BUF_FLAG_QUEUED | 0x30000000);
 	ck_assert_uint_eq(out.m.offset, 4096);
+}
+END_TEST
+
+static bool post(unsigned index, uint32_t flags)
+{
+	struct v4l2_buffer b = { .index = index, .flags = flags };
+	return fastpath_ring_post(shared, &b);
+}
+
+/* QBUFs the library posts run in order, once, each after the takes the
+ * library made before it (a posted buffer was taken first). */
+START_TEST(posts_run_in_order_after_takes)
+{
+	frames(3);
+	chan_ring_publish(ring, &q);
+	struct v4l2_buffer b0, b1;
+	ck_assert(take(&b0));
+	ck_assert(take(&b1));
+	ck_assert(post(b1.index, 0x11));
+	ck_assert(post(b0.index, 0x22));
+	ck_assert_uint_eq(fq.n_qbuf, 0); /* nothing runs until the daemon looks */
+	ck_assert_uint_eq(chan_ring_apply(ring, &q), 2);
+	ck_assert_uint_eq(fq.n_qbuf, 2);
+	ck_assert_uint_eq(fq.qbuf_index[0], b1.index);
+	ck_assert_uint_eq(fq.qbuf_flags[0], 0x11);
+	ck_assert_uint_eq(fq.qbuf_index[1], b0.index);
+	ck_assert_uint_eq(fq.qbuf_after[0], 2); /* both takes applied first */
+	ck_assert_uint_eq(shared->consumed, 2);
+	ck_assert_uint_eq(chan_ring_posts_run(ring), 2);
+	chan_ring_apply(ring, &q);
+	chan_ring_revoke(ring, &q);
+	chan_ring_publish(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, 2); /* once */
+	/* a QBUF the queue refuses is its business: the ring goes on */
+	ck_assert(post(30, 0));
+	ck_assert(post(1, 0));
+	chan_ring_apply(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, 4);
+	ck_assert(!chan_ring_broken(ring));
+}
+END_TEST
+
+/* The library takes a frame and posts its QBUF while the daemon is in the
+ * middle of applying earlier takes: that post must wait for the next
+ * apply, which applies its take first. */
+static void take_and_post(void)
+{
+	struct v4l2_buffer b;
+	ck_assert(take(&b));
+	b.flags = b.sequence;
+	ck_assert(fastpath_ring_post(shared, &b));
+}
+
+START_TEST(post_made_during_apply_waits_for_its_take)
+{
+	fq.flags_are_sequence = true;
+	frames(3);
+	chan_ring_publish(ring, &q);
+	struct v4l2_buffer b;
+	ck_assert(take(&b));
+	fq.on_dequeue = take_and_post; /* frame 1, while frame 0 is dequeued */
+	ck_assert_uint_eq(chan_ring_apply(ring, &q), 1);
+	ck_assert(!fq.qbuf_before_take);
+	ck_assert_uint_eq(chan_ring_apply(ring, &q), 1);
+	ck_assert_uint_eq(fq.n_qbuf, 1);
+	ck_assert_uint_eq(fq.qbuf_flags[0], 1);
+	ck_assert(!fq.qbuf_before_take);
+}
+END_TEST
+
+/* The library posts at most a ring's worth the daemon has not run. */
+START_TEST(posts_wait_for_room)
+{
+	for (unsigned i = 0; i < UVCUSE_RING_ENTRIES; i++)
+		ck_assert(post(i, i));
+	ck_assert(!post(0, 0));
+	chan_ring_apply(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, UVCUSE_RING_ENTRIES);
+	for (unsigned i = 0; i < UVCUSE_RING_ENTRIES; i++)
+		ck_assert_uint_eq(fq.qbuf_flags[i], i);
+	ck_assert(post(5, 5));
+	chan_ring_apply(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, UVCUSE_RING_ENTRIES + 1);
+}
+END_TEST
+
+/* A peer claiming more posts than fit breaks the ring, running none;
+ * garbage in the post entries goes to the queue's own checks. */
+START_TEST(scribbled_posts)
+{
+	memset(shared->post, 0xa5, sizeof(shared->post));
+	__atomic_store_n(&shared->posted, 3, __ATOMIC_RELEASE);
+	chan_ring_apply(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, 3);
+	ck_assert_uint_eq(fq.qbuf_index[0], 0xa5a5a5a5);
+	ck_assert(!chan_ring_broken(ring));
+	__atomic_store_n(&shared->posted, 3 + UVCUSE_RING_ENTRIES + 1, __ATOMIC_RELEASE);
+	chan_ring_apply(ring, &q);
+	ck_assert(chan_ring_broken(ring));
+	ck_assert_uint_eq(fq.n_qbuf, 3);
+}
+END_TEST
+
+/* A library thread taking frames and posting their QBUFs while the daemon
+ * publishes, applies and revokes: every posted QBUF runs after the take of
+ * its buffer was applied (the post carries the frame's sequence), each
+ * once, in order. Runs until 300 were posted (60 s bound). */
+static volatile bool posting;
+static unsigned n_posted;
+
+static void *poster(void *arg)
+{
+	(void)arg;
+	struct v4l2_buffer b;
+	while (__atomic_load_n(&posting, __ATOMIC_ACQUIRE)) {
+		if (!take(&b))
+			continue;
+		b.flags = b.sequence;
+		bool ok;
+		while (!(ok = fastpath_ring_post(shared, &b)) &&
+		       __atomic_load_n(&posting, __ATOMIC_ACQUIRE))
+			;
+		if (ok)
+			__atomic_store_n(&n_posted, __atomic_load_n(&n_posted, __ATOMIC_RELAXED) + 1,
+					 __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+START_TEST(posts_race_takes)
+{
+	fq.flags_are_sequence = true;
+	posting = true;
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, poster, NULL), 0);
+	time_t start = time(NULL);
+	for (unsigned round = 0; __atomic_load_n(&n_posted, __ATOMIC_ACQUIRE) < 300; round++) {
+		ck_assert_msg(time(NULL) - start < 60, "the poster posted %u in 60 s", n_posted);
+		if (fq.n - fq.head < 4 && fq.n < 4000)
+			frames(2);
+		chan_ring_publish(ring, &q);
+		if (round % 5 == 0)
+			chan_ring_revoke(ring, &q);
+		else
+			chan_ring_apply(ring, &q);
+	}
+	__atomic_store_n(&posting, false, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	chan_ring_apply(ring, &q);
+	ck_assert(!chan_ring_broken(ring));
+	ck_assert(!fq.qbuf_before_take);
+	ck_assert_uint_eq(fq.n_qbuf, n_posted);
+	for (unsigned i = 1; i < fq.n_qbuf; i++)
+		ck_assert_uint_gt(fq.qbuf_flags[i], fq.qbuf_flags[i - 1]);
 }
 END_TEST
 
@@ -332,6 +512,11 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, published_in_order_taken_once_applied);
 	tcase_add_test(tc, qbuf_answers_kept_with_entries);
+	tcase_add_test(tc, posts_run_in_order_after_takes);
+	tcase_add_test(tc, post_made_during_apply_waits_for_its_take);
+	tcase_add_test(tc, posts_wait_for_room);
+	tcase_add_test(tc, scribbled_posts);
+	tcase_add_test(tc, posts_race_takes);
 	tcase_add_test(tc, revoked_entries_stay_queued);
 	tcase_add_test(tc, queue_error_revokes);
 	tcase_add_test(tc, scribbled_taken_breaks_without_dequeuing);

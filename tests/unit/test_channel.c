@@ -3,10 +3,9 @@
  * (chan_call in src/preload/fastpath.c), over socketpairs. Ordering and
  * sequence numbers across the 32-bit wrap, an answer that waits, CANCEL,
  * and peers that break the rules: garbage, a second request before the
- * answer, passed fds, a peer that dies or never reads. Posted QBUFs: no
- * answer, drained in order before the owner's other work, bounded against
- * a flood; the library's own answer for them. The daemon's end must close
- * the channel and go on, leaking nothing. */
+ * answer, passed fds, a peer that dies or never reads; the library's own
+ * answer to a QBUF it posts. The daemon's end must close the channel and
+ * go on, leaking nothing. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -30,9 +29,7 @@
 static struct loop *loop;
 static struct channel *ch;
 static int peer = -1;
-static int requests, posted, cancels, closes;
-static uint32_t posted_order[256]; /* seq of each posted QBUF, and of requests (| 1 << 31) */
-static int n_order;
+static int requests, cancels, closes;
 static struct uvcuse_chan_msg last;
 static bool hold; /* keep the request unanswered (a waiting DQBUF) */
 
@@ -41,23 +38,12 @@ static void on_request(void *ctx, struct channel *c, const struct uvcuse_chan_ms
 	(void)ctx;
 	requests++;
 	last = *m;
-	if (n_order < 256)
-		posted_order[n_order++] = m->seq | 1u << 31;
 	if (hold)
 		return;
 	struct v4l2_buffer b = m->buf;
 	b.sequence = m->seq ^ 0x5a5a; /* proves the answer is this request's */
 	b.bytesused = b.index * 10;
 	channel_answer(c, m->buf.index == 99 ? -EINVAL : 0, &b, -1);
-}
-
-static void on_posted(void *ctx, struct channel *c, const struct uvcuse_chan_msg *m)
-{
-	(void)ctx;
-	(void)c;
-	posted++;
-	if (n_order < 256)
-		posted_order[n_order++] = m->seq;
 }
 
 static void on_cancel(void *ctx, struct channel *c)
@@ -76,7 +62,7 @@ static void on_closed(void *ctx, struct channel *c)
 	ch = NULL;
 }
 
-static const struct channel_ops ops = { on_request, on_posted, on_cancel, on_closed };
+static const struct channel_ops ops = { on_request, on_cancel, on_closed };
 
 static int count_fds(void)
 {
@@ -101,7 +87,7 @@ static void setup(void)
 	ck_assert_int_eq(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
 	ck_assert_int_eq(channel_new(loop, sv[0], getpid(), &ops, NULL, &ch), 0);
 	peer = sv[1];
-	requests = posted = cancels = closes = n_order = 0;
+	requests = cancels = closes = 0;
 	hold = false;
 }
 
@@ -147,87 +133,9 @@ START_TEST(parse_checks_form)
 	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), -EPROTO);
 	m.op = 77;
 	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), -EPROTO);
-	m.op = UVCUSE_CHAN_QBUF_POSTED;
-	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), 0);
 	m.op = UVCUSE_CHAN_QBUF;
 	m.magic = ~UVCUSE_MAGIC;
 	ck_assert_int_eq(channel_parse(&m, sizeof(m), &out), -EPROTO);
-}
-END_TEST
-
-/* --- posted QBUFs ------------------------------------------------------------ */
-
-/* A posted QBUF gets no answer, may come while a request waits, and does
- * not count as a second request. */
-START_TEST(posted_gets_no_answer_even_while_waiting)
-{
-	send_msg(UVCUSE_CHAN_QBUF_POSTED, 1, 2);
-	spin(1);
-	ck_assert_int_eq(posted, 1);
-	struct uvcuse_chan_msg a;
-	ck_assert(!recv_msg(&a));
-	hold = true;
-	send_msg(UVCUSE_CHAN_DQBUF, 2, 0);
-	spin(1);
-	send_msg(UVCUSE_CHAN_QBUF_POSTED, 3, 1);
-	spin(1);
-	ck_assert_int_eq(posted, 2);
-	ck_assert(channel_busy(ch)); /* the DQBUF still waits */
-	ck_assert_int_eq(closes, 0);
-	channel_answer(ch, 0, NULL, -1);
-	ck_assert(recv_msg(&a));
-	ck_assert_uint_eq(a.seq, 2);
-	ck_assert_uint_eq(channel_posted(ch), 2);
-	ck_assert_uint_eq(channel_requests(ch), 3);
-}
-END_TEST
-
-/* channel_drain serves, in order, what the peer sent before the owner's
- * other work: posted QBUFs and the request after them. */
-START_TEST(drain_serves_in_order)
-{
-	/* a peer that never posted: drain reads nothing */
-	send_msg(UVCUSE_CHAN_QBUF, 1, 0);
-	channel_drain(ch);
-	ck_assert_int_eq(requests, 0);
-	spin(1);
-	ck_assert_int_eq(requests, 1);
-	struct uvcuse_chan_msg a;
-	ck_assert(recv_msg(&a));
-	send_msg(UVCUSE_CHAN_QBUF_POSTED, 2, 0);
-	spin(1);
-	n_order = 0;
-	for (uint32_t seq = 3; seq < 6; seq++)
-		send_msg(UVCUSE_CHAN_QBUF_POSTED, seq, seq);
-	send_msg(UVCUSE_CHAN_DQBUF, 6, 0);
-	channel_drain(ch); /* no loop turn */
-	ck_assert_int_eq(n_order, 4);
-	ck_assert_uint_eq(posted_order[0], 3);
-	ck_assert_uint_eq(posted_order[1], 4);
-	ck_assert_uint_eq(posted_order[2], 5);
-	ck_assert_uint_eq(posted_order[3], 6u | 1u << 31);
-	ck_assert(recv_msg(&a));
-	ck_assert_uint_eq(a.seq, 6);
-}
-END_TEST
-
-/* A flood of posted QBUFs: a drain reads a bounded number, the loop the
- * rest, one a turn; nothing is lost and the channel stays. */
-START_TEST(drain_is_bounded_against_a_flood)
-{
-	send_msg(UVCUSE_CHAN_QBUF_POSTED, 0, 0);
-	spin(1);
-	int flood = 100;
-	for (int i = 1; i <= flood; i++)
-		send_msg(UVCUSE_CHAN_QBUF_POSTED, (uint32_t)i, 0);
-	channel_drain(ch);
-	ck_assert_int_gt(posted, 1);
-	ck_assert_int_lt(posted, flood + 1);
-	while (posted < flood + 1)
-		spin(1);
-	ck_assert_int_eq(closes, 0);
-	for (int i = 0; i < n_order; i++)
-		ck_assert_uint_eq(posted_order[i], (uint32_t)i);
 }
 END_TEST
 
@@ -671,9 +579,6 @@ int main(void)
 	tcase_add_test(tc, short_and_long_messages_close);
 	tcase_add_test(tc, second_request_before_answer_closes);
 	tcase_add_test(tc, passed_fds_close_and_do_not_leak);
-	tcase_add_test(tc, posted_gets_no_answer_even_while_waiting);
-	tcase_add_test(tc, drain_serves_in_order);
-	tcase_add_test(tc, drain_is_bounded_against_a_flood);
 	tcase_add_test(tc, peer_dies_while_waiting);
 	tcase_add_test(tc, peer_that_never_reads);
 	tcase_add_test(tc, call_answer_with_memfd);
