@@ -7,7 +7,6 @@
  * answer to a QBUF it posts. The daemon's end must close the channel and
  * go on, leaking nothing. */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,6 +23,7 @@
 #include "fastpath.h"
 #include "log.h"
 #include "loop.h"
+#include "fd_count.h"
 #include "unit_run.h"
 
 static struct loop *loop;
@@ -64,23 +64,12 @@ static void on_closed(void *ctx, struct channel *c)
 
 static const struct channel_ops ops = { on_request, on_cancel, on_closed };
 
-static int count_fds(void)
-{
-	int n = 0;
-	DIR *d = opendir("/proc/self/fd");
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
-static int fds_before;
+static unsigned fds_before;
 
 static void setup(void)
 {
 	log_set_level(LOG_LEVEL_ERROR);
-	fds_before = count_fds();
+	fds_before = open_fd_count();
 	ck_assert_int_eq(loop_new(&loop), 0);
 	int sv[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
@@ -100,7 +89,7 @@ static void teardown(void)
 		close(peer);
 	peer = -1;
 	loop_free(loop);
-	ck_assert_int_eq(count_fds(), fds_before); /* nothing leaked */
+	ck_assert_uint_eq(open_fd_count(), fds_before); /* nothing leaked */
 }
 
 static void spin(int times)
@@ -354,7 +343,7 @@ static enum chan_call_status call_fake(int mode, struct v4l2_buffer *b, int *res
 
 START_TEST(call_answer_with_memfd)
 {
-	int before = count_fds();
+	unsigned before = open_fd_count();
 	struct v4l2_buffer b = { .index = 2 };
 	int result = -1, memfd = -1;
 	ck_assert_int_eq(call_fake(0, &b, &result, &memfd), CHAN_ANSWERED);
@@ -362,13 +351,13 @@ START_TEST(call_answer_with_memfd)
 	ck_assert_uint_eq(b.bytesused, 1234);
 	ck_assert_int_ge(memfd, 0);
 	close(memfd);
-	ck_assert_int_eq(count_fds(), before);
+	ck_assert_uint_eq(open_fd_count(), before);
 }
 END_TEST
 
 START_TEST(call_refuses_wrong_answers)
 {
-	int before = count_fds();
+	unsigned before = open_fd_count();
 	struct v4l2_buffer b = { .index = 2 };
 	int result = 0, memfd = -1;
 	ck_assert_int_eq(call_fake(1, &b, &result, &memfd), CHAN_LOST); /* another seq */
@@ -378,7 +367,7 @@ START_TEST(call_refuses_wrong_answers)
 	ck_assert_int_ge(memfd, 0);
 	close(memfd);
 	ck_assert_int_eq(call_fake(3, &b, &result, &memfd), CHAN_LOST); /* hung up */
-	ck_assert_int_eq(count_fds(), before);
+	ck_assert_uint_eq(open_fd_count(), before);
 }
 END_TEST
 

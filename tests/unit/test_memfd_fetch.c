@@ -4,7 +4,6 @@
  * and every wrong answer (no fd, two fds, a refusal, a bad magic, a short
  * memfd) is an error that leaves no fd open in the process. */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "memfd_fetch.h"
+#include "fd_count.h"
 #include "unit_run.h"
 #include "uvcuse/uvcuse.h"
 
@@ -107,27 +107,16 @@ static void *serve_one(void *arg)
 	return NULL;
 }
 
-static unsigned open_fds(void)
-{
-	unsigned n = 0;
-	DIR *d = opendir("/proc/self/fd");
-	ck_assert_ptr_nonnull(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* fetch with the daemon answering a; returns what fetch returned, and
  * checks that the process has no fd more than before except the memfd. */
 static int fetch(enum answer a, bool *ours)
 {
-	unsigned before = open_fds();
+	unsigned before = open_fd_count();
 	pthread_t t;
 	ck_assert_int_eq(pthread_create(&t, NULL, serve_one, (void *)(intptr_t)a), 0);
 	int r = uvcuse_fetch_memfd(hello_ours, 3, 0x1000, 4096, ours);
 	pthread_join(t, NULL);
-	unsigned after = open_fds();
+	unsigned after = open_fd_count();
 	ck_assert_uint_eq(after, before + (r >= 0 ? 1 : 0));
 	return r;
 }
@@ -185,10 +174,10 @@ END_TEST
 START_TEST(not_a_uvcuse_node)
 {
 	bool ours = true;
-	unsigned before = open_fds();
+	unsigned before = open_fd_count();
 	ck_assert_int_eq(uvcuse_fetch_memfd(hello_not_ours, 3, 0, 4096, &ours), -ENOTTY);
 	ck_assert(!ours);
-	ck_assert_uint_eq(open_fds(), before);
+	ck_assert_uint_eq(open_fd_count(), before);
 }
 END_TEST
 
