@@ -201,38 +201,49 @@ static void conn_close(struct conn *c)
 	conn_drop(c, false);
 }
 
-ssize_t bufshare_send(int sock, const void *msg, size_t len, int fd)
+ssize_t bufshare_send2(int sock, const void *msg, size_t len, int fd, int fd2)
 {
 	struct iovec iov = { (void *)msg, len };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fd >= 0) {
+	int fds[2], n = 0;
+	if (fd >= 0)
+		fds[n++] = fd;
+	if (fd2 >= 0)
+		fds[n++] = fd2;
+	if (n) {
 		m.msg_control = u.buf;
-		m.msg_controllen = sizeof(u.buf);
+		m.msg_controllen = CMSG_SPACE(n * sizeof(int));
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
 	}
 	/* never blocks the loop; a peer that went away costs nothing (no SIGPIPE) */
 	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-static void send_reply_fd(int fd, pid_t pid, int status, int memfd, uint64_t size)
+ssize_t bufshare_send(int sock, const void *msg, size_t len, int fd)
+{
+	return bufshare_send2(sock, msg, len, fd, -1);
+}
+
+static void send_reply_fd(int fd, pid_t pid, int status, int memfd, int fd2, uint64_t size)
 {
 	struct uvcuse_buf_reply r = { .magic = UVCUSE_MAGIC, .status = status, .size = size };
 	/* A fresh SEQPACKET connection has room for one small message. */
-	if (bufshare_send(fd, &r, sizeof(r), status == 0 ? memfd : -1) < 0)
+	if (bufshare_send2(fd, &r, sizeof(r), status == 0 ? memfd : -1,
+			   status == 0 && memfd >= 0 ? fd2 : -1) < 0)
 		log_debug("buffer socket: reply to pid %d lost: %s", (int)pid, strerror(errno));
 }
 
 static void send_reply(struct conn *c, int status, int memfd, uint64_t size)
 {
-	send_reply_fd(c->fd, c->pid, status, memfd, size);
+	send_reply_fd(c->fd, c->pid, status, memfd, -1, size);
 }
 
 int bufshare_seal(int memfd)
@@ -299,9 +310,9 @@ static void on_conn(void *data, uint32_t events)
 			int fd = c->fd;
 			pid_t pid = c->pid;
 			conn_drop(c, true); /* off the loop, fd kept */
-			int ring = -1;
-			status = bs->channel(bs->ctx, file, fd, pid, &ring);
-			send_reply_fd(fd, pid, status, ring, 0);
+			int ring = -1, bell = -1;
+			status = bs->channel(bs->ctx, file, fd, pid, &ring, &bell);
+			send_reply_fd(fd, pid, status, ring, bell, 0);
 			if (status < 0)
 				close(fd);
 			return;

@@ -32,10 +32,12 @@ typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64
 /* A request for UVCUSE_CHANNEL_OFFSET, authorized for 'file': the owner
  * takes the connection fd (of process pid, off bufshare's watch) as the
  * file's fast-path channel and returns 0, with *memfd set to memory to
- * send with the answer (the ring, still the owner's) or -1; or returns
- * -errno leaving fd alone. bufshare then sends the answer on fd (and
- * closes it on failure). */
-typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid, int *memfd);
+ * send with the answer (the ring, still the owner's) or -1, and *bell to
+ * an fd sent after it (the ring's doorbell) or -1; or returns -errno
+ * leaving fd alone. bufshare then sends the answer on fd (and closes it
+ * on failure). */
+typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid, int *memfd,
+				   int *bell);
 
 /* Tokens a file may hold unused; the oldest is dropped beyond. */
 #define BUFSHARE_TOKENS_PER_FILE 8
@@ -80,6 +82,8 @@ int bufshare_follow_node(struct bufshare *bs, const char *node_path);
 /* Sends one message on sock with fd (>= 0) passed along, without blocking
  * and without SIGPIPE: sendmsg's answer. */
 ssize_t bufshare_send(int sock, const void *msg, size_t len, int fd);
+/* The same with up to two fds, in order (-1s are skipped). */
+ssize_t bufshare_send2(int sock, const void *msg, size_t len, int fd, int fd2);
 /* Seals memfd's size before it goes to an app (which could shrink it
  * under the daemon's writes). 0 or -EIO (logged). */
 int bufshare_seal(int memfd);

@@ -46,6 +46,17 @@ void chan_ring_offer_posted(struct chan_ring *ring, uint32_t keep_flags);
 /* Keeps q->qbuf_answer's answer for buffer index (the daemon answers its
  * DQBUF outside the ring): call before that answer is sent. */
 void chan_ring_keep_qbuf(struct chan_ring *ring, const struct chan_ring_queue *q, unsigned index);
+/* The kept answers of the buffers in mask are no longer to be used (a
+ * QBUF of them went another way, or anything may have changed them). */
+void chan_ring_forget_qbufs(struct chan_ring *ring, uint32_t mask);
+/* The doorbell eventfd to send with the memfd (still the ring's), or -1:
+ * then the ring does not offer UVCUSE_RING_POLL_BELL. */
+int chan_ring_bell(const struct chan_ring *ring);
+/* Stores whether a poll of the file for POLLIN answers exactly "an entry
+ * can be taken" (see uvcuse.h), ringing the doorbell when it changes. */
+void chan_ring_set_pollable(struct chan_ring *ring, bool pollable);
+/* Doorbell rings so far (for the tests and counters). */
+uint64_t chan_ring_bells(const struct chan_ring *ring);
 /* The memfd to send to the library (still the ring's). */
 int chan_ring_memfd(const struct chan_ring *ring);
 /* The shared memory, as the library sees it (for tests). */
@@ -59,12 +70,14 @@ uint64_t chan_ring_posts_run(const struct chan_ring *ring);
  * checking each is the one published, then runs (q->qbuf) the QBUFs it
  * posted since, in order. Returns how many takes it applied. */
 unsigned chan_ring_apply(struct chan_ring *ring, const struct chan_ring_queue *q);
-/* Applies the takes and posts, then makes the entries not taken untakable (a new
+/* Applies the takes and posts, forgets every kept QBUF answer, then makes
+ * the entries not taken untakable (a new
  * generation, by compare-and-swap against the library's takes). Returns
  * the takes applied. */
 unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *q);
 /* Applies the takes and posts, then publishes the done buffers not yet published
- * (q->peek), in order, each with its QBUF answer (q->qbuf_answer); a queue whose DQBUF would now answer an error
+ * (q->peek), in order, each with its QBUF answer (q->qbuf_answer), and
+ * rings the doorbell if it published any; a queue whose DQBUF would now answer an error
  * (stopped, in error, owned by another file) is revoked instead. Returns
  * the takes applied. */
 unsigned chan_ring_publish(struct chan_ring *ring, const struct chan_ring_queue *q);

@@ -980,13 +980,15 @@ static void bufshare_sync_node(struct device *dev)
 static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
 		      unsigned int cmd, void *arg, void *extra, size_t extra_len);
 
-/* Every CUSE request of a file first revokes its fast-path rings (what
- * they published may be about to change; the QBUFs posted in them run
- * first) and republishes after. */
+/* Every CUSE request of a file first runs the QBUFs posted for its
+ * process's queue, revokes its fast-path rings (what they published, and
+ * the QBUF answers they keep, may be about to change) and republishes
+ * after. */
 static void op_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		     void *extra, size_t extra_len)
 {
 	struct dev_file *df = data;
+	device_rings_apply_proc(df);
 	device_rings_revoke(df);
 	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
 	device_rings_publish(df);
@@ -1092,6 +1094,7 @@ static void op_read(void *ctx, void *data, struct cuse_req *req, size_t size, of
 		cuse_reply_error(req, ENODEV);
 		return;
 	}
+	device_rings_apply_proc(df);
 	device_rings_revoke(df); /* read() emulation takes the queue */
 	int res = node_read(&dev->node, &df->nf, size, off == 0, flags & O_NONBLOCK, &buf, &len);
 	if (res == NODE_WAIT) {
@@ -1121,6 +1124,7 @@ static unsigned op_poll(void *ctx, void *data, unsigned requested)
 	dev->cuse_requests++;
 	if (dev->unplugged) /* as v4l2_poll on an unregistered node */
 		return POLLERR | POLLHUP | POLLPRI;
+	device_rings_apply_proc(df);
 	device_rings_apply(df); /* entries taken are no longer done buffers */
 	unsigned events = node_poll(&dev->node, &df->nf, requested);
 	device_rings_publish(df);

@@ -113,6 +113,13 @@ void device_rings_apply_all(struct device *dev)
 		device_rings_apply(df);
 }
 
+void device_rings_apply_proc(struct dev_file *df)
+{
+	for (struct dev_file *o = df->dev->files; o; o = o->next)
+		if (o != df && o->nf.proc == df->nf.proc)
+			device_rings_apply(o);
+}
+
 void device_rings_revoke(struct dev_file *df)
 {
 	rings_run(df, chan_ring_revoke);
@@ -123,8 +130,14 @@ void device_rings_publish(struct dev_file *df)
 	struct device *dev = df->dev;
 	/* one taker per file: two processes' libraries taking the same
 	 * entries would each dequeue what the other got */
-	rings_run(df, channels_of(df) != 1 || dev->unplugged || dev->detached ? chan_ring_revoke
-									     : chan_ring_publish);
+	bool serve = channels_of(df) == 1 && !dev->unplugged && !dev->detached;
+	rings_run(df, serve ? chan_ring_publish : chan_ring_revoke);
+	/* the library may wait for entries on the doorbell instead of
+	 * polling the node while a poll would answer nothing else */
+	bool pollable = serve && node_poll_plain(&dev->node, &df->nf);
+	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
+		if (df->rings[i])
+			chan_ring_set_pollable(df->rings[i], pollable);
 }
 
 /* --- requests ------------------------------------------------------------- */
@@ -202,12 +215,17 @@ static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan
 		return;
 	}
 	unsigned int cmd = m->op == UVCUSE_CHAN_QBUF ? VIDIOC_QBUF : VIDIOC_DQBUF;
-	/* a QBUF may be of a buffer taken from the ring; a DQBUF must get the
+	/* a QBUF may be of a buffer taken from the ring, and the answer kept
+	 * for that buffer's posted QBUF no longer holds; a DQBUF must get the
 	 * queue's head, which the ring may have published */
-	if (cmd == VIDIOC_QBUF)
+	if (cmd == VIDIOC_QBUF) {
 		device_rings_apply(df);
-	else
+		for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
+			if (df->rings[i] && b.index < UVCUSE_RING_ENTRIES)
+				chan_ring_forget_qbufs(df->rings[i], 1u << b.index);
+	} else {
 		device_rings_revoke(df);
+	}
 	if (!channel_alive(df, ch))
 		return; /* its ring broke the protocol: closed */
 	unsigned events = dev->node.events_queued;
@@ -249,10 +267,12 @@ static void chan_forget(struct dev_file *df, struct channel *ch)
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++) {
 		if (df->chans[i] != ch)
 			continue;
-		/* what its library took is the file's: applied first */
+		/* what its library took is the file's: applied first; its
+		 * pollers wake and ask the kernel */
 		if (df->rings[i]) {
 			struct chan_ring_queue q = file_queue(df);
 			df->dev->ring_takes += chan_ring_revoke(df->rings[i], &q);
+			chan_ring_set_pollable(df->rings[i], false);
 			chan_ring_free(df->rings[i]);
 			df->rings[i] = NULL;
 		}
@@ -272,11 +292,12 @@ static const struct channel_ops chan_ops = {
 	.closed = chan_closed,
 };
 
-int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd)
+int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd, int *bell)
 {
 	struct device *dev = ctx;
 	struct dev_file *df = file;
 	*memfd = -1;
+	*bell = -1;
 	if (!df->cuse || df->releasing)
 		return -EBADF;
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++) {
@@ -292,6 +313,7 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd)
 			chan_ring_offer_posted(ring, vq_qbuf_kept_flags());
 		df->rings[i] = ring;
 		*memfd = ring ? chan_ring_memfd(ring) : -1;
+		*bell = ring ? chan_ring_bell(ring) : -1;
 		log_debug("pid %d: fast path open%s", (int)pid, ring ? ", with a ring" : "");
 		device_rings_publish(df);
 		return 0;

@@ -213,7 +213,7 @@ void device_parked_fail(struct parked *p, int err);
 
 /* bufshare_channel_cb: the connection fd becomes a channel of file, with a
  * ring (*memfd). */
-int device_channel_open(void *dev, void *file, int fd, pid_t pid, int *memfd);
+int device_channel_open(void *dev, void *file, int fd, pid_t pid, int *memfd, int *bell);
 /* The rings of the file's channels (include/uvcuse/uvcuse.h): apply the
  * entries the library took (dequeue those buffers); revoke the entries not
  * taken (before anything that may change what DQBUF answers); publish the
@@ -229,6 +229,9 @@ void device_channels_close(struct dev_file *df);
 /* Every file's rings applied (takes, posted QBUFs): before a frame needs
  * an app's buffer. */
 void device_rings_apply_all(struct device *dev);
+/* The rings of the other files of df's process (whose queue is df's too)
+ * applied: before serving a CUSE request of df. */
+void device_rings_apply_proc(struct dev_file *df);
 /* Frames or errors changed what waiting requests would get: runs them
  * again, and wakes pollers. */
 void device_wake_all(struct device *dev);

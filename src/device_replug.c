@@ -26,7 +26,7 @@
 static void answer_parked_enodev(struct device *dev)
 {
 	for (struct dev_file *df = dev->files; df; df = df->next) {
-		device_rings_revoke(df);
+		device_rings_publish(df); /* unplugged: revoked, pollers to the kernel */
 		while (df->parked) {
 			struct parked *p = df->parked;
 			df->parked = p->next;

@@ -48,7 +48,8 @@
  * stays on the node fd.
  *
  * The answer to the channel request may carry a memfd: the ring, a struct
- * uvcuse_ring the library maps shared. The daemon publishes in it, in
+ * uvcuse_ring the library maps shared (and then an eventfd: its doorbell,
+ * see UVCUSE_RING_POLL_BELL). The daemon publishes in it, in
  * order, what DQBUF would answer for each done buffer of the file's MMAP
  * queue; the library's DQBUF takes the next entry with one compare-and-swap
  * on 'taken' (no system call, no round trip), and the daemon applies the
@@ -62,16 +63,20 @@
  *
  * QBUF without waiting (ring feature UVCUSE_RING_QBUF_POSTED): before a
  * buffer's DQBUF answer is published or sent, the daemon writes in
- * qbuf[index] what QBUF of that buffer will answer (no app flags). While
- * the app holds the buffer and has made no other V4L2 call since, its
- * QBUF of it is answered by the library from that (plus the app's flags
- * QBUF keeps, qbuf_keep_flags) and posted in the ring's post[] (no system
- * call): the daemon runs the posted QBUFs, in order, whenever it next
- * touches the file's queue (any request of the file, poll included, and
- * before a frame needs a buffer), so a posted QBUF is never overtaken by
- * the app's next call. What can still make it fail is something the app
- * did not order after it (an unplug, a stream error): as a QBUF that won
- * and then met that event, the buffer is simply not filled. */
+ * qbuf[index] what QBUF of that buffer will answer (no app flags) and sets
+ * bit index of qbuf_valid; it clears the bits before it answers anything
+ * that could change that answer (any CUSE ioctl of the file, a DQBUF or
+ * QBUF through a channel, a stream error, an unplug), under the seqlock
+ * qbuf_seq (odd while it writes). A QBUF of a buffer the library got by
+ * DQBUF on that fd, whose bit is set, is answered by the library from
+ * qbuf[] (plus the app's flags QBUF keeps, qbuf_keep_flags) and posted in
+ * post[] (no system call): the daemon runs the posted QBUFs, in order,
+ * before it serves anything of the process's queue (any request, poll
+ * included) and before a frame needs a buffer, so a posted QBUF is never
+ * overtaken by the app's next call. What can still make it fail is
+ * something the app did not order after it (an unplug, a stream error,
+ * another thread's STREAMOFF): as a QBUF that won and then met that event,
+ * the buffer is simply not filled. */
 #ifndef UVCUSE_UVCUSE_H
 #define UVCUSE_UVCUSE_H
 
@@ -137,6 +142,8 @@ enum uvcuse_chan_op {
 
 /* struct uvcuse_ring's features */
 #define UVCUSE_RING_QBUF_POSTED 1u /* qbuf[] and qbuf_keep_flags are kept */
+#define UVCUSE_RING_POLL_BELL 2u   /* pollable and sleepers are kept, and the
+				    * channel's answer carries the doorbell */
 
 #define UVCUSE_RING_ENTRIES 32 /* VIDEO_MAX_FRAME: every buffer done at once */
 
@@ -156,8 +163,11 @@ struct uvcuse_ring {
 	uint32_t features;     /* UVCUSE_RING_*, set by the daemon */
 	/* the app's v4l2_buffer.flags a QBUF keeps in its answer */
 	uint32_t qbuf_keep_flags;
-	/* by buffer index: QBUF's answer for it with no app flags, written
-	 * before its DQBUF answer is published or sent */
+	/* by buffer index: QBUF's answer for it with no app flags, valid
+	 * while its bit of qbuf_valid is set; both written by the daemon
+	 * inside qbuf_seq's odd phase */
+	uint32_t qbuf_seq;
+	uint32_t qbuf_valid;
 	struct v4l2_buffer qbuf[UVCUSE_RING_ENTRIES];
 	/* QBUFs the library answered itself, in order: post k at k %
 	 * UVCUSE_RING_ENTRIES. 'posted' counts them (the library's, release
@@ -170,6 +180,16 @@ struct uvcuse_ring {
 		uint32_t index; /* the buffer */
 		uint32_t flags; /* the app's v4l2_buffer.flags */
 	} post[UVCUSE_RING_ENTRIES];
+	/* poll() without CUSE (UVCUSE_RING_POLL_BELL). 'pollable' (the
+	 * daemon's) is 1 while a poll of the node for POLLIN alone answers
+	 * POLLIN exactly when an entry can be taken, 0 otherwise (not
+	 * streaming, an error, an unplug...: ask the kernel). 'sleepers' (the
+	 * library's) counts its threads about to wait or waiting on the
+	 * doorbell, an eventfd the daemon writes when, with sleepers, it
+	 * publishes entries or changes 'pollable'. Both sides put a full fence
+	 * between their store and their load of the other's word. */
+	uint32_t pollable;
+	uint32_t sleepers;
 };
 
 struct uvcuse_chan_msg {

@@ -15,13 +15,14 @@
  * was opened for. No allocation and no blocking locks: a busy slot means
  * "use CUSE".
  *
- * A QBUF of an MMAP buffer the app got by DQBUF on the same fd, with no
- * other V4L2 ioctl in the process since (fastpath_note_ioctl), is answered
- * here from what the daemon kept in the ring and posted in the ring for the
- * daemon to run (uvcuse.h): no system call. */
+ * A QBUF of an MMAP buffer the app got by DQBUF on the same fd is answered
+ * here from what the daemon kept in the ring for it, while the daemon says
+ * that answer holds, and posted in the ring for the daemon to run
+ * (uvcuse.h): no system call. */
 #ifndef UVCUSE_FASTPATH_H
 #define UVCUSE_FASTPATH_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -50,15 +51,27 @@ struct fastpath_probe {
  * request's send and receive only: no fstat, no getpid. */
 enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 				     unsigned long request, struct v4l2_buffer *b, int *ret);
-/* Whether poll() of fd for events (POLLIN, maybe POLLRDNORM, nothing
- * else) would answer POLLIN now because the fd's ring holds a DQBUF answer
- * not taken yet: then it needs no system call (a CUSE poll is a round trip
- * to the daemon). False whenever unsure: the kernel answers. */
-bool fastpath_poll_ready(int fd, short events);
-/* A V4L2 ioctl (type 'V') the fast path did not answer is about to run:
- * QBUFs are no longer posted for the buffers held before it (its effect,
- * e.g. REQBUFS or STREAMOFF, is the daemon's to judge). */
-void fastpath_note_ioctl(void);
+/* poll() sets larger than this go to the kernel. */
+#define FASTPATH_POLL_MAX 64
+
+/* The real poll, on a set the library built: ppoll's or poll's answer for
+ * timeout_ns (-1: none). */
+typedef int (*fastpath_wait_fn)(void *ctx, struct pollfd *fds, nfds_t nfds, int64_t timeout_ns);
+
+/* poll() of a set holding node fds with a live ring, polled for POLLIN
+ * alone (a CUSE poll is a round trip to the daemon, and a second one when
+ * the kernel polls again after the daemon's notification):
+ * - a node whose ring holds a frame is POLLIN with no system call (the
+ *   other fds are polled without waiting, if any);
+ * - a node the daemon says is quiet (pollable: streaming, no error, no
+ *   frame) is waited for on the ring's doorbell, which the daemon writes
+ *   when it publishes a frame or the node stops being quiet (with the
+ *   channel's socket, whose end says the daemon went away);
+ * - anything else is the kernel's. Returns poll's answer (revents set; -1
+ *   and errno from wait), or -2: the caller polls the set through the
+ *   kernel for the *timeout_ns (-1: none) left. */
+int fastpath_poll(struct pollfd *fds, nfds_t nfds, int64_t *timeout_ns, fastpath_wait_fn wait,
+		  void *ctx);
 /* fd is about to be closed or replaced: its channel goes (and if fd is
  * one of our sockets, its channel stops using it). */
 void fastpath_forget(int fd);
@@ -82,6 +95,12 @@ bool fastpath_ring_ready(const struct uvcuse_ring *r);
 bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffer *b,
 			    struct v4l2_buffer *answer);
 
+
+/* Makes fd's slot a live channel of this process on sock, with ring r (a
+ * shared mapping of a struct uvcuse_ring) and doorbell bell, as if the
+ * daemon had opened it; fastpath_forget(fd) ends it (r unmapped, sock and
+ * bell closed). */
+void fastpath_test_attach(int fd, struct uvcuse_ring *r, int sock, int bell);
 
 enum chan_call_status {
 	CHAN_ANSWERED = 0, /* *result holds the daemon's answer */

@@ -42,10 +42,10 @@ static int hello_and_ask(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint
 	return s;
 }
 
-/* One reply on s: its status, the first fd it carries in *fd_out (-1:
- * none; any other is closed) and how many came in *fds. 0, or -errno /
- * -EPROTO / the reply's status. */
-static int recv_reply(int s, struct uvcuse_buf_reply *rep, int *fd_out, unsigned *fds)
+/* One reply on s: its status, the first two fds it carries in fd_out[0]
+ * and fd_out[1] (-1: none; any other is closed) and how many came in
+ * *fds. 0, or -errno / -EPROTO / the reply's status. */
+static int recv_reply(int s, struct uvcuse_buf_reply *rep, int fd_out[2], unsigned *fds)
 {
 	struct iovec iov = { rep, sizeof(*rep) };
 	union {
@@ -55,7 +55,7 @@ static int recv_reply(int s, struct uvcuse_buf_reply *rep, int *fd_out, unsigned
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			    .msg_controllen = sizeof(u.buf) };
 	ssize_t n;
-	*fd_out = -1;
+	fd_out[0] = fd_out[1] = -1;
 	*fds = 0;
 	do
 		n = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
@@ -70,10 +70,11 @@ static int recv_reply(int s, struct uvcuse_buf_reply *rep, int *fd_out, unsigned
 		for (size_t j = 0; j < k; j++) {
 			int f;
 			memcpy(&f, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
-			if ((*fds)++ == 0)
-				*fd_out = f;
+			if (*fds < 2)
+				fd_out[*fds] = f;
 			else
 				close(f);
+			(*fds)++;
 		}
 	}
 	if (n != (ssize_t)sizeof(*rep) || rep->magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
@@ -81,23 +82,26 @@ static int recv_reply(int s, struct uvcuse_buf_reply *rep, int *fd_out, unsigned
 	return rep->status < 0 ? rep->status : 0;
 }
 
-int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd)
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd,
+			int *bell_fd)
 {
-	*ring_fd = -1;
+	*ring_fd = *bell_fd = -1;
 	int s = hello_and_ask(ioctl_fn, fd, UVCUSE_CHANNEL_OFFSET, 0, ours);
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;
-	int ring = -1;
+	int got[2];
 	unsigned fds;
-	int err = recv_reply(s, &rep, &ring, &fds);
+	int err = recv_reply(s, &rep, got, &fds);
 	if (err < 0) {
-		if (ring >= 0)
-			close(ring);
+		for (int i = 0; i < 2; i++)
+			if (got[i] >= 0)
+				close(got[i]);
 		close(s);
 		return err;
 	}
-	*ring_fd = ring;
+	*ring_fd = got[0];
+	*bell_fd = got[1];
 	return s;
 }
 
@@ -108,18 +112,19 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;
-	int memfd = -1;
+	int got[2];
 	unsigned fds = 0;
-	int err = recv_reply(s, &rep, &memfd, &fds);
+	int err = recv_reply(s, &rep, got, &fds);
 	close(s);
-	/* exactly one fd is the answer (the space of one fd holds two on
-	 * 64-bit: none may leak) */
+	/* exactly one fd is the answer: none may leak */
 	if (!err && (fds != 1 || rep.size < length))
 		err = -EPROTO;
+	if (got[1] >= 0)
+		close(got[1]);
 	if (err < 0) {
-		if (memfd >= 0)
-			close(memfd);
+		if (got[0] >= 0)
+			close(got[0]);
 		return err;
 	}
-	return memfd;
+	return got[0];
 }

@@ -22,7 +22,9 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
 /* The fast path: a connection to the daemon made the channel of the open
  * file behind fd (UVCUSE_CHANNEL_OFFSET), the caller's to close, or -errno
  * (an older daemon or a full file: -EINVAL, -EOPNOTSUPP, -EBUSY...). *ours
- * as above; *ring_fd the ring's memfd the daemon sent (-1: none). */
-int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd);
+ * as above; *ring_fd the ring's memfd the daemon sent and *bell_fd its
+ * doorbell (-1: none; both the caller's). */
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd,
+			int *bell_fd);
 
 #endif

@@ -9,8 +9,9 @@
  *   pointer where a memcpy would crash).
  * - fcntl(F_SETFL) and FIONBIO tell the daemon the new O_NONBLOCK (CUSE
  *   passes file flags only with open and read, not with ioctls).
- * - QBUF/DQBUF take the fast path (fastpath.h), and poll() of a node fd
- *   whose fast-path ring holds a frame answers POLLIN without the kernel.
+ * - QBUF/DQBUF take the fast path (fastpath.h), and so does poll() of a
+ *   node fd for POLLIN: answered from the ring, or waited for on its
+ *   doorbell, without CUSE.
  * Everything else goes to libc at once.
  *
  * Safe in every process (/etc/ld.so.preload): no constructor; anonymous
@@ -327,10 +328,6 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		if (handled)
 			return r;
 	}
-	/* whatever it changes, QBUFs of buffers held before it wait for the
-	 * daemon's answer (fastpath.h) */
-	if (_IOC_TYPE(request) == 'V')
-		fastpath_note_ioctl();
 	int r = next_ioctl_get()(fd, request, arg);
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
 		tell_flags(fd);
@@ -338,75 +335,83 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 }
 
 /* --- poll ------------------------------------------------------------------
- * A node fd whose fast-path ring holds a frame is readable without asking
- * the kernel, whose poll of a CUSE file is a round trip to the daemon: the
- * library answers POLLIN for it (fastpath_poll_ready: only a poll for
- * POLLIN alone), and polls the other fds, if any, without waiting. Sets
- * larger than POLL_SHORTCUT_MAX always go to the kernel. */
-#define POLL_SHORTCUT_MAX 64
+ * A CUSE poll is a round trip to the daemon, and another after its
+ * notification: node fds polled for POLLIN alone are answered from the
+ * fast path's ring, or waited for on its doorbell (fastpath_poll). Sets
+ * larger than FASTPATH_POLL_MAX, and ppoll() with a signal mask (which
+ * must deliver the signals it unblocks), go to the kernel as they are. */
 
-/* The answer, or -2: the kernel must answer (nothing ready here). */
-static int poll_shortcut(struct pollfd *fds, nfds_t nfds)
+static int ns_to_ms(int64_t ns)
 {
-	if (!fds || nfds == 0 || nfds > POLL_SHORTCUT_MAX)
-		return -2;
-	int saved = errno;
-	uint64_t ready = 0;
-	for (nfds_t i = 0; i < nfds; i++)
-		if (fastpath_poll_ready(fds[i].fd, fds[i].events))
-			ready |= UINT64_C(1) << i;
-	if (!ready) {
-		errno = saved;
-		return -2;
-	}
-	if (nfds > 1) {
-		struct pollfd others[POLL_SHORTCUT_MAX];
-		memcpy(others, fds, nfds * sizeof(*fds));
-		for (nfds_t i = 0; i < nfds; i++)
-			if (ready & (UINT64_C(1) << i))
-				others[i].fd = -1; /* poll skips it (revents 0) */
-		if (next_poll_get()(others, nfds, 0) < 0) {
-			errno = saved;
-			return -2;
-		}
-		for (nfds_t i = 0; i < nfds; i++)
-			fds[i].revents = others[i].revents;
-	}
-	int n = 0;
-	for (nfds_t i = 0; i < nfds; i++) {
-		if (ready & (UINT64_C(1) << i))
-			fds[i].revents = (short)(fds[i].events & (POLLIN | POLLRDNORM));
-		n += fds[i].revents != 0;
-	}
-	errno = saved;
-	return n;
+	if (ns < 0)
+		return -1;
+	int64_t ms = (ns + 999999) / 1000000; /* never early */
+	return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+static struct timespec ns_to_ts(int64_t ns)
+{
+	return (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+}
+
+static int64_t ts_to_ns(const struct timespec *ts)
+{
+	if (!ts)
+		return -1;
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		return -2; /* EINVAL: the kernel says so */
+	if (ts->tv_sec > INT64_MAX / 1000000000 - 1)
+		return -1;
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+static int wait_poll(void *ctx, struct pollfd *fds, nfds_t nfds, int64_t timeout_ns)
+{
+	(void)ctx;
+	return next_poll_get()(fds, nfds, ns_to_ms(timeout_ns));
+}
+
+static int wait_ppoll(void *ctx, struct pollfd *fds, nfds_t nfds, int64_t timeout_ns)
+{
+	(void)ctx;
+	struct timespec ts = ns_to_ts(timeout_ns);
+	return next_ppoll_get()(fds, nfds, timeout_ns < 0 ? NULL : &ts, NULL);
 }
 
 EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
-	int n = poll_shortcut(fds, nfds);
-	return n != -2 ? n : next_poll_get()(fds, nfds, timeout);
+	int64_t t = timeout < 0 ? -1 : (int64_t)timeout * 1000000;
+	int n = fastpath_poll(fds, nfds, &t, wait_poll, NULL);
+	return n != -2 ? n : next_poll_get()(fds, nfds, ns_to_ms(t));
 }
 
 EXPORT int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo,
 		 const sigset_t *sigmask)
 {
-	int n = poll_shortcut(fds, nfds);
-	return n != -2 ? n : next_ppoll_get()(fds, nfds, tmo, sigmask);
+	int64_t t = ts_to_ns(tmo);
+	if (sigmask || t == -2)
+		return next_ppoll_get()(fds, nfds, tmo, sigmask);
+	int n = fastpath_poll(fds, nfds, &t, wait_ppoll, NULL);
+	if (n != -2)
+		return n;
+	struct timespec left = ns_to_ts(t);
+	return next_ppoll_get()(fds, nfds, t < 0 ? NULL : &left, NULL);
 }
 
 /* _FORTIFY_SOURCE builds call these: the size check stays glibc's. */
 EXPORT int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen)
 {
-	int n = fdslen / sizeof(*fds) >= nfds ? poll_shortcut(fds, nfds) : -2;
-	return n != -2 ? n : next_poll_chk_get()(fds, nfds, timeout, fdslen);
+	if (fdslen / sizeof(*fds) < nfds)
+		return next_poll_chk_get()(fds, nfds, timeout, fdslen);
+	return poll(fds, nfds, timeout);
 }
 
 EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *tmo,
 		       const sigset_t *sigmask, size_t fdslen)
 {
-	int n = fdslen / sizeof(*fds) >= nfds ? poll_shortcut(fds, nfds) : -2;
-	return n != -2 ? n : next_ppoll_chk_get()(fds, nfds, tmo, sigmask, fdslen);
+	if (fdslen / sizeof(*fds) < nfds)
+		return next_ppoll_chk_get()(fds, nfds, tmo, sigmask, fdslen);
+	return ppoll(fds, nfds, tmo, sigmask);
 }
 
 static int do_fcntl(fcntl_fn next, int fd, int cmd, void *arg)

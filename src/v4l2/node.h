@@ -274,6 +274,12 @@ void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buff
  * queue, without dequeuing (the fast path publishes these): 0, -EAGAIN (no
  * such buffer), -EOPNOTSUPP (not an MMAP queue), DQBUF's errors. */
 int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2_buffer *b);
+/* Whether node_poll(f, POLLIN) answers POLLIN exactly when f may dequeue
+ * a done buffer of its MMAP queue, and nothing else (f owns the queue, it
+ * streams without error, a QBUF was made since STREAMON, no read()
+ * emulation to start): the fast path may then wait for frames on its own
+ * doorbell. */
+bool node_poll_plain(struct node *n, struct node_file *f);
 /* What QBUF of MMAP buffer index, which the app holds, will answer it with
  * no app flags (vq_qbuf_preview). */
 int node_qbuf_preview(struct node *n, struct node_file *f, unsigned index, struct v4l2_buffer *b);

@@ -446,8 +446,10 @@ static int cmd_channel(const char *node, double seconds, unsigned long long seed
 	int verdict = 0;
 	do {
 		bool ours;
-		int ring_fd;
-		int s = uvcuse_open_channel((uvcuse_ioctl_fn)ioctl, a, &ours, &ring_fd);
+		int ring_fd, bell_fd;
+		int s = uvcuse_open_channel((uvcuse_ioctl_fn)ioctl, a, &ours, &ring_fd, &bell_fd);
+		if (bell_fd >= 0)
+			close(bell_fd);
 		struct uvcuse_ring *ring = NULL;
 		if (ring_fd >= 0) {
 			ring = mmap(NULL, sizeof(*ring), PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
@@ -480,6 +482,16 @@ static int cmd_channel(const char *node, double seconds, unsigned long long seed
 						ring->taken &= 0xffffffff00000003ull;
 					memset(&ring->entry[lrand48() % UVCUSE_RING_ENTRIES], 0xa5,
 					       sizeof(ring->entry[0]));
+					/* posted QBUFs: any count, garbage posts (B's
+					 * buffer indices among them), any sleepers */
+					if (lrand48() % 2)
+						ring->posted = (uint32_t)lrand48();
+					else
+						ring->posted += (uint32_t)(lrand48() % 4);
+					ring->post[lrand48() % UVCUSE_RING_ENTRIES] =
+						(struct uvcuse_ring_post){ .index = (uint32_t)(lrand48() % 40),
+									   .flags = (uint32_t)lrand48() };
+					ring->sleepers = (uint32_t)lrand48();
 				}
 				if (what == 0) { /* garbage */
 					len = (size_t)(lrand48() % (long)(sizeof(m) + 64));

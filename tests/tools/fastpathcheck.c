@@ -12,9 +12,11 @@
  * DQBUF works; DQBUF through a dup'd fd, and after closing the dup; a
  * forked child streaming on the inherited fd; two threads streaming on
  * one fd at once; poll() of the node with a frame done (with another fd in
- * the set) and with every buffer dequeued. And QBUF's answers, which the fast path gives without
+ * the set), with every buffer dequeued (it waits; another thread's
+ * STREAMOFF ends it POLLERR). And QBUF's answers, which the fast path gives without
  * waiting for the daemon (a posted QBUF): the same as QUERYBUF's right
- * after; a second QBUF of the buffer is EINVAL; a STREAMOFF right after a
+ * after; a second QBUF of the buffer is EINVAL, also when the first went
+ * through a dup'd fd; a STREAMOFF right after a
  * QBUF returns that buffer too (the daemon must not run them out of
  * order); after REQBUFS(0) a QBUF of a buffer held before is EINVAL. The
  * node must offer YUYV 640x480 (the vcam's default). */
@@ -247,7 +249,16 @@ int main(int argc, char **argv)
 	waited = now_s() - t0;
 	report(held == n_buffers && r == 0 && waited > 0.25, "every buffer dequeued: poll waits and times out",
 	       r < 0 ? errno : 0);
-	ok = queue_all();
+	/* another thread's STREAMOFF ends a poll waiting for a frame: POLLERR */
+	t0 = now_s();
+	pthread_create(&t, NULL, streamoff_later, NULL);
+	r = poll(&p1, 1, 5000);
+	waited = now_s() - t0;
+	pthread_join(t, NULL);
+	report(r == 1 && (p1.revents & POLLERR) && waited > 0.2 && waited < 4,
+	       "poll waiting with every buffer dequeued, STREAMOFF from another thread: POLLERR",
+	       r < 0 ? errno : 0);
+	ok = ioctl(fd, VIDIOC_STREAMON, &type) == 0 && queue_all();
 	r = poll(&p1, 1, 2000);
 	report(ok && r == 1 && (p1.revents & POLLIN), "buffers queued again: poll readable", r < 0 ? errno : 0);
 
@@ -268,6 +279,19 @@ int main(int argc, char **argv)
 	r = qbuf(fd, b.index);
 	e = errno;
 	report(ok && r < 0 && e == EINVAL, "a second QBUF of a queued buffer: EINVAL", r < 0 ? e : 0);
+
+	/* a buffer queued through a dup'd fd: QBUF through the first fd, which
+	 * dequeued it, is then a second QBUF (EINVAL), not answered from what
+	 * the first fd knew */
+	ok = dqbuf(fd, &b) == 0;
+	d = dup(fd);
+	ok = ok && qbuf(d, b.index) == 0;
+	errno = 0;
+	r = qbuf(fd, b.index);
+	e = errno;
+	close(d);
+	report(ok && r < 0 && e == EINVAL, "a buffer queued through a dup'd fd, then through the first: EINVAL",
+	       r < 0 ? e : 0);
 
 	/* a STREAMOFF right after a QBUF: every buffer comes back, and all
 	 * can be queued again (ten times: an order swapped would show) */

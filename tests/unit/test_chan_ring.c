@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "chan_ring.h"
 #include "fastpath.h"
@@ -161,16 +162,16 @@ START_TEST(published_in_order_taken_once_applied)
 }
 END_TEST
 
-/* Entries not taken at a revocation stay done in the queue and can no
- * longer be taken; the next generation publishes them again. */
-/* Each published entry's buffer has its QBUF answer kept before the entry
- * can be taken; an answer the queue cannot give keeps nothing (zeroes, so
- * the library waits for the daemon); offering sets the feature. */
+/* Each published entry's buffer has its QBUF answer kept (valid bit set)
+ * before the entry can be taken; an answer the queue cannot give keeps
+ * nothing (its bit cleared: the library waits for the daemon); offering
+ * sets the feature; a revocation, or forgetting, clears the bits, each
+ * change inside the seqlock's odd phase. */
 START_TEST(qbuf_answers_kept_with_entries)
 {
-	ck_assert_uint_eq(shared->features, 0);
+	ck_assert_uint_eq(shared->features, UVCUSE_RING_POLL_BELL);
 	chan_ring_offer_posted(ring, 0xf0000000);
-	ck_assert_uint_eq(shared->features, UVCUSE_RING_QBUF_POSTED);
+	ck_assert_uint_eq(shared->features, UVCUSE_RING_POLL_BELL | UVCUSE_RING_QBUF_POSTED);
 	ck_assert_uint_eq(shared->qbuf_keep_flags, 0xf0000000);
 	frames(3);
 	chan_ring_publish(ring, &q);
@@ -179,14 +180,19 @@ START_TEST(qbuf_answers_kept_with_entries)
 		ck_assert_uint_eq(shared->qbuf[i].m.offset, 4096 * i);
 		ck_assert_uint_eq(shared->qbuf[i].flags, V4L2_BUF_FLAG_QUEUED);
 	}
-	ck_assert_uint_eq(shared->qbuf[3].flags, 0); /* not published: nothing */
-	memset(&shared->qbuf[31], 0xff, sizeof(shared->qbuf[31]));
-	chan_ring_keep_qbuf(ring, &q, 31);
-	ck_assert_uint_eq(shared->qbuf[31].flags, 0);
-	ck_assert_uint_eq(shared->qbuf[31].index, 0);
+	ck_assert_uint_eq(shared->qbuf_valid, 7); /* not published: nothing */
+	ck_assert_uint_eq(shared->qbuf_seq % 2, 0);
+	uint32_t seq = shared->qbuf_seq;
+	chan_ring_keep_qbuf(ring, &q, 31); /* the queue has no answer for it */
+	ck_assert_uint_eq(shared->qbuf_valid, 7);
 	chan_ring_keep_qbuf(ring, &q, 7);
 	ck_assert_uint_eq(shared->qbuf[7].m.offset, 4096 * 7);
+	ck_assert_uint_eq(shared->qbuf_valid, 7 | 1u << 7);
+	ck_assert_uint_gt(shared->qbuf_seq, seq);
+	ck_assert_uint_eq(shared->qbuf_seq % 2, 0);
 	chan_ring_keep_qbuf(ring, &q, 32); /* no such slot: nothing written */
+	chan_ring_forget_qbufs(ring, 1u << 7);
+	ck_assert_uint_eq(shared->qbuf_valid, 7);
 	/* the library answers from it */
 	struct v4l2_buffer in = { .index = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 				  .memory = V4L2_MEMORY_MMAP, .flags = 0x30000001 };
@@ -194,8 +200,14 @@ START_TEST(qbuf_answers_kept_with_entries)
 	ck_assert(fastpath_posted_answer(shared, &in, &out));
 	ck_assert_uint_eq(out.flags, V4L2_BUF_FLAG_QUEUED | 0x30000000);
 	ck_assert_uint_eq(out.m.offset, 4096);
+	chan_ring_revoke(ring, &q); /* anything may change: all forgotten */
+	ck_assert_uint_eq(shared->qbuf_valid, 0);
+	ck_assert(!fastpath_posted_answer(shared, &in, &out));
 }
 END_TEST
+
+/* Entries not taken at a revocation stay done in the queue and can no
+ * longer be taken; the next generation publishes them again. */
 
 static bool post(unsigned index, uint32_t flags)
 {
@@ -261,6 +273,68 @@ START_TEST(post_made_during_apply_waits_for_its_take)
 	ck_assert_uint_eq(fq.n_qbuf, 1);
 	ck_assert_uint_eq(fq.qbuf_flags[0], 1);
 	ck_assert(!fq.qbuf_before_take);
+}
+END_TEST
+
+/* The doorbell rings when entries are published or 'pollable' changes,
+ * and only while the library has sleepers; the sleepers' count is the
+ * peer's to scribble, which costs at most a ring per change. */
+static bool bell_rang(void)
+{
+	uint64_t v;
+	return read(chan_ring_bell(ring), &v, sizeof(v)) == sizeof(v);
+}
+
+START_TEST(doorbell_rings_for_sleepers)
+{
+	ck_assert_int_ge(chan_ring_bell(ring), 0);
+	frames(1);
+	chan_ring_publish(ring, &q);
+	ck_assert(!bell_rang()); /* nobody sleeps */
+	shared->sleepers = 1;
+	frames(1);
+	chan_ring_publish(ring, &q);
+	ck_assert(bell_rang());
+	chan_ring_publish(ring, &q); /* nothing new */
+	ck_assert(!bell_rang());
+	chan_ring_set_pollable(ring, true);
+	ck_assert_uint_eq(shared->pollable, 1);
+	ck_assert(bell_rang());
+	chan_ring_set_pollable(ring, true); /* no change */
+	ck_assert(!bell_rang());
+	shared->sleepers = 0xffffffff;
+	chan_ring_set_pollable(ring, false);
+	ck_assert_uint_eq(shared->pollable, 0);
+	ck_assert(bell_rang());
+	ck_assert_uint_eq(chan_ring_bells(ring), 3);
+	/* a broken ring is never pollable: its pollers go to the kernel */
+	chan_ring_set_pollable(ring, true);
+	ck_assert(bell_rang());
+	shared->taken = 77;
+	chan_ring_apply(ring, &q);
+	ck_assert(chan_ring_broken(ring));
+	chan_ring_set_pollable(ring, true);
+	ck_assert_uint_eq(shared->pollable, 0);
+	ck_assert(bell_rang());
+}
+END_TEST
+
+/* A ring the peer broke still runs the QBUFs it posted before (the app
+ * was told they succeeded), then nothing more. */
+START_TEST(posts_run_on_a_ring_that_broke)
+{
+	frames(2);
+	chan_ring_publish(ring, &q);
+	ck_assert(post(1, 0x5));
+	shared->taken = 40; /* beyond what was published */
+	chan_ring_apply(ring, &q);
+	ck_assert(chan_ring_broken(ring));
+	ck_assert_uint_eq(fq.n_qbuf, 1);
+	ck_assert_uint_eq(fq.qbuf_flags[0], 0x5);
+	ck_assert(post(2, 0x6)); /* posted after: also run, as the channel closes */
+	chan_ring_revoke(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, 2);
+	ck_assert_uint_eq(fq.dequeued, 0);
 }
 END_TEST
 
@@ -514,7 +588,9 @@ int main(void)
 	tcase_add_test(tc, qbuf_answers_kept_with_entries);
 	tcase_add_test(tc, posts_run_in_order_after_takes);
 	tcase_add_test(tc, post_made_during_apply_waits_for_its_take);
+	tcase_add_test(tc, posts_run_on_a_ring_that_broke);
 	tcase_add_test(tc, posts_wait_for_room);
+	tcase_add_test(tc, doorbell_rings_for_sleepers);
 	tcase_add_test(tc, scribbled_posts);
 	tcase_add_test(tc, posts_race_takes);
 	tcase_add_test(tc, revoked_entries_stay_queued);

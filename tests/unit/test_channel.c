@@ -484,7 +484,8 @@ END_TEST
 
 /* The QBUF answer the library gives itself: the daemon's kept answer for
  * that buffer plus the app's flags QBUF keeps; nothing when the ring does
- * not offer it, keeps nothing for the buffer, or the QBUF is unusual. */
+ * not offer it, keeps nothing valid for the buffer (its bit clear, or the
+ * daemon writing: an odd or moved seqlock), or the QBUF is unusual. */
 START_TEST(posted_answer_from_kept)
 {
 	static struct uvcuse_ring r;
@@ -498,8 +499,15 @@ START_TEST(posted_answer_from_kept)
 				    .flags = V4L2_BUF_FLAG_QUEUED | V4L2_BUF_FLAG_MAPPED };
 	r.qbuf[3] = kept;
 	r.qbuf_keep_flags = 0x10000000;
+	r.qbuf_valid = 1u << 3;
 	ck_assert(!fastpath_posted_answer(&r, &in, &out)); /* not offered */
 	r.features = UVCUSE_RING_QBUF_POSTED;
+	r.qbuf_seq = 5; /* the daemon writing */
+	ck_assert(!fastpath_posted_answer(&r, &in, &out));
+	r.qbuf_seq = 6;
+	r.qbuf_valid = 1u << 4; /* forgotten */
+	ck_assert(!fastpath_posted_answer(&r, &in, &out));
+	r.qbuf_valid = 1u << 3;
 	ck_assert(fastpath_posted_answer(&r, &in, &out));
 	ck_assert_uint_eq(out.flags, V4L2_BUF_FLAG_QUEUED | V4L2_BUF_FLAG_MAPPED | 0x10000000);
 	ck_assert_uint_eq(out.m.offset, 8192);
@@ -511,7 +519,8 @@ START_TEST(posted_answer_from_kept)
 	in.memory = V4L2_MEMORY_USERPTR;
 	ck_assert(!fastpath_posted_answer(&r, &in, &out));
 	in.memory = V4L2_MEMORY_MMAP;
-	in.index = 4; /* nothing kept: zeroes */
+	in.index = 4; /* nothing kept */
+	r.qbuf_valid |= 1u << 4; /* even if the bit says so: zeroes are no answer */
 	ck_assert(!fastpath_posted_answer(&r, &in, &out));
 	in.index = 99;
 	ck_assert(!fastpath_posted_answer(&r, &in, &out));

@@ -503,6 +503,7 @@ START_TEST(mmap_streaming_and_owner)
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_REQBUFS, &rb), 0);
 	ck_assert_uint_eq(rb.count, 3);
 	ck_assert_int_eq(ioctl_(&b, VIDIOC_REQBUFS, &rb), -EBUSY);
+	ck_assert(!node_poll_plain(&n, &a)); /* not streaming: POLLERR */
 	for (unsigned i = 0; i < 3; i++) {
 		struct v4l2_buffer buf = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 					   .memory = V4L2_MEMORY_MMAP };
@@ -521,8 +522,13 @@ START_TEST(mmap_streaming_and_owner)
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, true, NULL, NULL), -EAGAIN);
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), NODE_WAIT);
 	ck_assert_uint_eq(node_poll(&n, &a, POLLIN | POLLPRI) & POLLIN, 0);
+	/* a poll of a answers POLLIN exactly for a done buffer of its own;
+	 * b does not own the queue */
+	ck_assert(node_poll_plain(&n, &a));
+	ck_assert(!node_poll_plain(&n, &b));
 	deliver_frame(0x42, 640 * 480 * 2);
 	ck_assert_uint_ne(node_poll(&n, &a, POLLIN | POLLPRI) & POLLIN, 0);
+	ck_assert(node_poll_plain(&n, &a));
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), 0);
 	ck_assert_uint_eq(buf.bytesused, 640 * 480 * 2);
 	ck_assert_uint_eq(buf.sequence, 0);
@@ -539,6 +545,7 @@ START_TEST(mmap_streaming_and_owner)
 	ck_assert_int_eq(node_read(&n, &b, 4096, true, true, &data, &len), -EBUSY);
 	ck_assert_int_eq(ioctl_(&a, VIDIOC_STREAMOFF, &type), 0);
 	ck_assert_uint_eq(fake.stops, 1);
+	ck_assert(!node_poll_plain(&n, &a));
 	/* after STREAMOFF a DQBUF does not wait */
 	ck_assert_int_eq(node_ioctl(&n, &a, VIDIOC_DQBUF, &buf, NULL, 0, false, NULL, NULL), -EINVAL);
 	/* closing the owner frees the queue for b */
