@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "cuse/ioctl_table.h"
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 
 
 /* Requests read per loop wake-up: one. A second read mostly meets EAGAIN

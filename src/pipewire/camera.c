@@ -23,8 +23,8 @@
 #include <spa/param/video/format-utils.h>
 #include <systemd/sd-device.h>
 
-#include "log.h"
-#include "memfd_fetch.h"
+#include "core/log.h"
+#include "client/memfd_fetch.h"
 #include "modes.h"
 #include "uvcuse/uvcuse.h"
 

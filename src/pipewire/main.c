@@ -25,7 +25,7 @@
 #include <pipewire/pipewire.h>
 
 #include "camera.h"
-#include "log.h"
+#include "core/log.h"
 
 #define MAX_CAMERAS 64
 /* Reconnecting to PipeWire: first try, and the longest wait between tries. */

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "memfd_fetch.h"
+#include "client/memfd_fetch.h"
 #include "uvcuse/uvcuse.h"
 
 #define FASTPATH_FDS 1024

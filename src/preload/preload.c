@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "fastpath.h"
-#include "memfd_fetch.h"
+#include "client/memfd_fetch.h"
 #include "uvcuse/uvcuse.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "log.h"
+#include "core/loop.h"
+#include "core/log.h"
 #include "usb/internal.h"
 
 int usb_errno(int e)

@@ -9,7 +9,7 @@
 
 #include <linux/usb/video.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "usb/internal.h"
 #include "uvc/negotiate.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "usb/internal.h"
 
 /* Failed completions in a row before the endpoint is given up (uvcvideo

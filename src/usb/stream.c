@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "usb/internal.h"
 
 /* Transfers in a row that failed (or whose packets all failed) before the

@@ -2,7 +2,7 @@
  * answers, per open file, as Linux 6.1 uvcvideo (with the V4L2 core and
  * videobuf2 around it) answers them, plus read() which uvcvideo lacks.
  * No I/O: requests to the camera go through node_ops, implemented by the
- * device (src/device.c) over src/usb/. No locks: one loop thread calls in. */
+ * device (src/device/device.c) over src/usb/. No locks: one loop thread calls in. */
 #ifndef V4L2_NODE_H
 #define V4L2_NODE_H
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The preload library and the buffer socket without the daemon: the
-# uvcuse-bufsharetest node (src/cuse/ + src/bufshare.c, one memfd buffer)
+# uvcuse-bufsharetest node (src/cuse/ + src/share/bufshare.c, one memfd buffer)
 # mapped through `uvcuse-run python3` (mmap, syscall(SYS_mmap), fork, dup),
 # refusals (not the owner, MAP_PRIVATE, bad offset, no library), and the
 # socket refusing a token presented by another process or user.

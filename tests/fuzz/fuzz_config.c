@@ -1,11 +1,11 @@
-/* The configuration files (src/config.c over libinih): any text in
+/* The configuration files (src/service/config.c over libinih): any text in
  * /etc/uvcuse/uvcuse.conf or conf.d, then the values for a camera.
  * Input: the file's text. The file is a memfd, read through its
  * /proc/self/fd path as config_load() reads a real one. */
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "service/config.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

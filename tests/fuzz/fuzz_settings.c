@@ -1,9 +1,9 @@
-/* The remembered-controls file (src/settings.c): any text read back from
+/* The remembered-controls file (src/settings/settings.c): any text read back from
  * the state directory, and file names from any serial a camera reports.
  * Input: the file's text; its first bytes also serve as serial, port path,
  * comment and directory strings. */
 #include "fuzz.h"
-#include "settings.h"
+#include "settings/settings.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 #include <linux/videodev2.h>
 
 #include "controls.h" /* tests/vcam: vcam_xu_guid, VCAM_XU_* */
-#include "memfd_fetch.h" /* src/preload: uvcuse_open_channel */
+#include "client/memfd_fetch.h" /* uvcuse_open_channel */
 #include "uvcuse/uvcuse.h"
 #include "descriptors.h"
 

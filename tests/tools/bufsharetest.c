@@ -1,5 +1,5 @@
 /* uvcuse-bufsharetest: a CUSE node on src/cuse/ with one memfd buffer
- * handed out through src/bufshare.c, so tests/e2e/preload.sh can prove the
+ * handed out through src/share/bufshare.c, so tests/e2e/preload.sh can prove the
  * preload library (mmap, syscall(SYS_mmap), fork) and the socket's
  * refusals without the daemon or a camera.
  *
@@ -25,10 +25,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "bufshare.h"
+#include "share/bufshare.h"
 #include "cuse/cuse.h"
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 
 #define BUF_SIZE (1280 * 720 * 2) /* a 720p YUYV frame: 1.8 MB, page multiple */
 #define BUF_COOKIE 0x10000

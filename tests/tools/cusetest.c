@@ -46,7 +46,7 @@
 
 #include "cuse/cuse.h"
 #include "cuse/ioctl_table.h"
-#include "loop.h"
+#include "core/loop.h"
 
 #define FRAME_SIZE (600 * 1024)
 

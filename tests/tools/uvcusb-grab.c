@@ -18,7 +18,7 @@
 #include <linux/usb/video.h>
 #include <linux/videodev2.h>
 
-#include "loop.h"
+#include "core/loop.h"
 #include "usb/usb.h"
 
 struct grab {

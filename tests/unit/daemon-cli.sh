@@ -28,7 +28,7 @@ check "negative --linger" 2 "--linger wants 0 to 86400 seconds" "$uvcuse" --ling
 check "--help: linger default" 0 "\(default 30\)" "$uvcuse" --help
 check "--help: --exit-on-unplug" 0 "--exit-on-unplug .*uvcvideo" "$uvcuse" --help
 check "--exit-on-unplug takes no value" 2 "Usage:" "$uvcuse" --exit-on-unplug=yes
-# config files (src/config.c has its own unit test; here: what the daemon does)
+# config files (src/service/config.c has its own unit test; here: what the daemon does)
 conf=$(mktemp -d)
 trap 'rm -rf "$conf"' EXIT
 printf '[uvcuse]\n\nconvert = maybe\n' >"$conf/bad.conf"

@@ -1,4 +1,4 @@
-/* The buffer socket (src/bufshare.c): request checks, the token registry
+/* The buffer socket (src/share/bufshare.c): request checks, the token registry
  * and its permission decisions, and the socket served from a real loop
  * handing over a sealed memfd. */
 #include <check.h>
@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bufshare.h"
-#include "log.h"
-#include "loop.h"
+#include "share/bufshare.h"
+#include "core/log.h"
+#include "core/loop.h"
 #include "unit_run.h"
 
 #define BUF_SIZE (3 * 4096)

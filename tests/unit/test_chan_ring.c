@@ -1,4 +1,4 @@
-/* The fast path's ring, the daemon's side (src/chan_ring.c) against a fake
+/* The fast path's ring, the daemon's side (src/share/chan_ring.c) against a fake
  * queue, with the library's take (src/preload/fastpath.c) as the peer:
  * entries published in order and taken once, takes applied to the queue
  * (the buffer checked), revocation against takes, queue errors, QBUFs the
@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chan_ring.h"
+#include "share/chan_ring.h"
 #include "fastpath.h"
-#include "log.h"
+#include "core/log.h"
 #include "unit_run.h"
 
 /* A queue of done buffers: done[head..n) in order. */

@@ -1,5 +1,5 @@
 /* The fast path's protocol (include/uvcuse/uvcuse.h): the daemon's end
- * (src/channel.c) served from a real loop, and the library's request
+ * (src/share/channel.c) served from a real loop, and the library's request
  * (chan_call in src/preload/fastpath.c), over socketpairs. Ordering and
  * sequence numbers across the 32-bit wrap, an answer that waits, CANCEL,
  * and peers that break the rules: garbage, a second request before the
@@ -19,10 +19,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "share/channel.h"
 #include "fastpath.h"
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 #include "fd_count.h"
 #include "unit_run.h"
 

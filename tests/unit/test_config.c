@@ -1,4 +1,4 @@
-/* src/config.c: files written to a temporary directory: a good file, an
+/* src/service/config.c: files written to a temporary directory: a good file, an
  * unknown key (a warning naming file and line), bad values (refused with
  * the right line), conf.d order and override, and camera matching. */
 #include <check.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "log.h"
+#include "service/config.h"
+#include "core/log.h"
 #include "unit_run.h"
 
 static char dir[64], confd[96];

@@ -1,4 +1,4 @@
-/* src/convert_stream.c on a real loop: native buffers are handed out until
+/* src/device/convert_stream.c on a real loop: native buffers are handed out until
  * every one holds a frame, converted frames come back in submission order
  * with the bytes a lone converter makes, an undecodable frame is -EBADMSG,
  * and stop reports what is outstanding as -ECANCELED and leaves no worker
@@ -11,9 +11,9 @@
 
 #include "convert/catalogue.h"
 #include "convert/converter.h"
-#include "convert_stream.h"
+#include "device/convert_stream.h"
 #include "frames.h"
-#include "loop.h"
+#include "core/loop.h"
 #include "unit_run.h"
 
 #define TW 320u

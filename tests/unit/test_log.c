@@ -1,4 +1,4 @@
-/* Log lines (src/log.c): text from apps is escaped, so that one call is
+/* Log lines (src/core/log.c): text from apps is escaped, so that one call is
  * one line and no control byte reaches a log reader. */
 #include <check.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "unit_run.h"
 
 START_TEST(escape_control_bytes)

@@ -1,4 +1,4 @@
-/* The buffer socket's client (src/preload/memfd_fetch.c), shared by the
+/* The buffer socket's client (src/client/memfd_fetch.c), shared by the
  * preload library and uvcuse-pipewire, against a stand-in daemon in a
  * thread: the HELLO's token goes in the request, one memfd comes back,
  * and every wrong answer (no fd, two fds, a refusal, a bad magic, a short
@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "memfd_fetch.h"
+#include "client/memfd_fetch.h"
 #include "fd_count.h"
 #include "unit_run.h"
 #include "uvcuse/uvcuse.h"

@@ -1,4 +1,4 @@
-/* src/privdrop.c: as root, a forked child prepares a state directory for
+/* src/service/privdrop.c: as root, a forked child prepares a state directory for
  * nobody, drops to nobody and checks what the daemon relies on: no
  * capabilities (capget and /proc/self/status), no way back to root, the
  * directory writable. Not root: only the lookups and the check. */
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "privdrop.h"
+#include "service/privdrop.h"
 #include "unit_run.h"
 
 START_TEST(lookup)

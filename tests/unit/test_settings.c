@@ -1,4 +1,4 @@
-/* src/settings.c: remembered controls as data: file names from odd and long
+/* src/settings/settings.c: remembered controls as data: file names from odd and long
  * serials, the file's text (round trip, corrupt files), which controls are
  * remembered and the order saved values go back in, over the vcam's
  * controls. */
@@ -14,7 +14,7 @@
 #include "controls.h"    /* tests/vcam */
 #include "descriptors.h" /* tests/vcam */
 #include "profile.h"
-#include "settings.h"
+#include "settings/settings.h"
 #include "unit_run.h"
 #include "vcam_fixture.h"
 

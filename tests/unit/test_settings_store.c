@@ -1,4 +1,4 @@
-/* src/settings_store.c: the files (atomic writes in a temporary directory,
+/* src/settings/settings_store.c: the files (atomic writes in a temporary directory,
  * missing and unwritable directories), and remembered controls over a node
  * whose camera is the vcam's control model: what the camera receives on
  * open, with --reset-controls and --no-restore-controls, corrupt files, and
@@ -18,11 +18,11 @@
 
 #include "controls.h"    /* tests/vcam */
 #include "descriptors.h" /* tests/vcam */
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 #include "profile.h"
-#include "settings.h"
-#include "settings_store.h"
+#include "settings/settings.h"
+#include "settings/settings_store.h"
 #include "node_fixture.h"
 #include "unit_run.h"
 #include "vcam_fixture.h"

@@ -1,4 +1,4 @@
-/* src/status_msg.c: the status socket's message both ways, what a reader
+/* src/device/status_msg.c: the status socket's message both ways, what a reader
  * does with unknown keys and broken messages, and the lines shown to
  * people (--status, STATUS=) and to udev (--udev-properties). */
 #include <check.h>
@@ -7,7 +7,7 @@
 
 #include <linux/videodev2.h>
 
-#include "status_msg.h"
+#include "device/status_msg.h"
 #include "unit_run.h"
 
 static struct device_status sample(void)

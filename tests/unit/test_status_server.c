@@ -1,4 +1,4 @@
-/* src/status_server.c on a real socket in a temporary directory: the mode
+/* src/service/status_server.c on a real socket in a temporary directory: the mode
  * (never world-accessible), one message per connection on the loop, more
  * waiting connections than one wake-up serves, a peer that never reads,
  * and the socket removed at the end. */
@@ -12,8 +12,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "status_server.h"
+#include "core/loop.h"
+#include "service/status_server.h"
 #include "unit_run.h"
 
 static unsigned asked;

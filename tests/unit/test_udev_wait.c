@@ -1,4 +1,4 @@
-/* src/udev_wait.c: readiness from udev's database folder, in a temporary
+/* src/service/udev_wait.c: readiness from udev's database folder, in a temporary
  * folder standing in for /run/udev/data. A helper thread plays udev: it
  * writes a temporary file and renames it into place, as udev does. */
 #include <check.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "udev_wait.h"
+#include "core/loop.h"
+#include "service/udev_wait.h"
 #include "unit_run.h"
 
 static char dir[64];

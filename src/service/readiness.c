@@ -2,7 +2,7 @@
  * the protocol), and udev's processing of the node seen in udev's database
  * folder (udev_wait.c). The service runs in a private network namespace,
  * where udev's netlink broadcasts never arrive, so no monitor socket. */
-#include "readiness.h"
+#include "service/readiness.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 
-#include "log.h"
-#include "loop.h"
-#include "udev_wait.h"
+#include "core/log.h"
+#include "core/loop.h"
+#include "service/udev_wait.h"
 
 struct readiness {
 	struct udev_wait *udev; /* NULL: no udev to wait for */

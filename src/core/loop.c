@@ -1,4 +1,4 @@
-#include "loop.h"
+#include "core/loop.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -15,10 +15,10 @@
 #include <linux/usb/video.h>
 
 #include "cuse/cuse.h"
-#include "device_priv.h"
-#include "log.h"
-#include "loop.h"
-#include "settings_store.h"
+#include "device/device_priv.h"
+#include "core/log.h"
+#include "core/loop.h"
+#include "settings/settings_store.h"
 #include "usb/usb.h"
 #include "uvc/probe.h"
 

@@ -1,5 +1,5 @@
 /* A fast-path channel's ring, the daemon's side (chan_ring.h). */
-#include "chan_ring.h"
+#include "share/chan_ring.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bufshare.h"
-#include "log.h"
+#include "share/bufshare.h"
+#include "core/log.h"
 
 struct chan_ring {
 	int memfd;

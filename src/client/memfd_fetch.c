@@ -1,5 +1,5 @@
 /* The buffer socket's client (memfd_fetch.h). */
-#include "memfd_fetch.h"
+#include "client/memfd_fetch.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The client side of the status sockets (see status_client.h). */
-#include "status_client.h"
+#include "service/status_client.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "status_msg.h"
-#include "status_server.h"
+#include "device/status_msg.h"
+#include "service/status_server.h"
 
 /* Fetches node's message; -errno when there is no daemon on it. */
 static int fetch(const char *node, struct device_status *st)

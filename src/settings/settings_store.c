@@ -1,5 +1,5 @@
 /* Remembered control settings at run time. See settings_store.h. */
-#include "settings_store.h"
+#include "settings/settings_store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "loop.h"
-#include "settings.h"
+#include "core/log.h"
+#include "core/loop.h"
+#include "settings/settings.h"
 #include "v4l2/node.h"
 
 struct settings_store {

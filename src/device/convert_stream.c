@@ -1,6 +1,6 @@
 /* The converted stream: native buffer slots, the pool's eventfd on the
  * loop, and the hand-back of converted frames. */
-#include "convert_stream.h"
+#include "device/convert_stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 #include <sys/epoll.h>
 
 #include "convert/pool.h"
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 
 /* One native frame buffer; while busy it belongs to a queued or running
  * job and only the job's thread touches its bytes. */

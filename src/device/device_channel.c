@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bufshare.h"
-#include "chan_ring.h"
-#include "channel.h"
-#include "device_priv.h"
-#include "log.h"
+#include "share/bufshare.h"
+#include "share/chan_ring.h"
+#include "share/channel.h"
+#include "device/device_priv.h"
+#include "core/log.h"
 
 /* --- rings ------------------------------------------------------------------ */
 

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "udev_wait.h"
+#include "core/loop.h"
+#include "service/udev_wait.h"
 
 struct udev_wait {
 	int fd;

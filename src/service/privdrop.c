@@ -1,5 +1,5 @@
 /* --user NAME (see privdrop.h). */
-#include "privdrop.h"
+#include "service/privdrop.h"
 
 #include <errno.h>
 #include <grp.h>

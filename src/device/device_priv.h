@@ -12,8 +12,8 @@
 
 #include <linux/videodev2.h>
 
-#include "convert_stream.h"
-#include "device.h"
+#include "device/convert_stream.h"
+#include "device/device.h"
 #include "uvc/payload.h"
 #include "v4l2/node.h"
 

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "status_msg.h"
+#include "device/status_msg.h"
 
 struct loop;
 struct status_server;

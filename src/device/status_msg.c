@@ -1,5 +1,5 @@
 /* The status socket's message (see status_msg.h). */
-#include "status_msg.h"
+#include "device/status_msg.h"
 
 #include <errno.h>
 #include <inttypes.h>

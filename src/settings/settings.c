@@ -1,5 +1,5 @@
 /* Remembered control settings, the pure part. See settings.h. */
-#include "settings.h"
+#include "settings/settings.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -4,8 +4,8 @@
 #ifndef UVCUSE_DEVICE_H
 #define UVCUSE_DEVICE_H
 
-#include "settings_store.h"
-#include "status_msg.h"
+#include "settings/settings_store.h"
+#include "device/status_msg.h"
 #include "usb/usb.h"
 
 struct loop;

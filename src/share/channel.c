@@ -1,5 +1,5 @@
 /* The fast path's daemon end: transport and protocol checks (channel.h). */
-#include "channel.h"
+#include "share/channel.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bufshare.h"
-#include "log.h"
-#include "loop.h"
+#include "share/bufshare.h"
+#include "core/log.h"
+#include "core/loop.h"
 
 /* Messages read per wake-up: one, since a peer has one request at a time
  * (a second read would only meet EAGAIN, a syscall per frame), and a

@@ -1,4 +1,4 @@
-#include "device.h"
+#include "device/device.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,14 +17,14 @@
 #include <linux/usb/video.h>
 #include <linux/version.h>
 
-#include "bufshare.h"
-#include "channel.h"
+#include "share/bufshare.h"
+#include "share/channel.h"
 #include "cuse/cuse.h"
-#include "log.h"
-#include "convert_stream.h"
-#include "device_priv.h"
-#include "loop.h"
-#include "settings_store.h"
+#include "core/log.h"
+#include "device/convert_stream.h"
+#include "device/device_priv.h"
+#include "core/loop.h"
+#include "settings/settings_store.h"
 #include "uvc/negotiate.h"
 #include "uvc/payload.h"
 #include "uvc/status.h"

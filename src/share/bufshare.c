@@ -1,5 +1,5 @@
 /* The buffer socket and its token registry (see bufshare.h). */
-#include "bufshare.h"
+#include "share/bufshare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 
 struct token {
 	void *file;

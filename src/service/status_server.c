@@ -1,5 +1,5 @@
 /* The status socket (see status_server.h). */
-#include "status_server.h"
+#include "service/status_server.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -12,8 +12,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "loop.h"
+#include "core/log.h"
+#include "core/loop.h"
 
 /* Connections answered per wake-up: the loop serves the camera first. */
 #define ACCEPTS_PER_WAKE 8

@@ -12,15 +12,15 @@
  * A consumer that joins mid-frame gets that frame too (copied from where
  * it was assembled); one that leaves mid-frame takes its buffer back and
  * the frame goes on in the fan-out buffer, so the others see no gap. */
-#include "device_priv.h"
+#include "device/device_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "convert_stream.h"
-#include "log.h"
+#include "device/convert_stream.h"
+#include "core/log.h"
 #include "v4l2/node.h"
 
 static struct timeval frame_time(void)

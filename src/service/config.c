@@ -1,7 +1,7 @@
 /* The configuration files through libinih (see config.h for the format).
  * inih's handler is not told the line number, so our reader counts lines
  * as it hands them over: the handler runs right after its line is read. */
-#include "config.h"
+#include "service/config.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "uvc/quirks.h"
 
 static void values_init(struct config_values *v)
