@@ -15,7 +15,7 @@
 #include <linux/usb/video.h>
 
 #include "cuse/cuse.h"
-#include "device/device_priv.h"
+#include "device/internal.h"
 #include "core/log.h"
 #include "core/loop.h"
 #include "settings/settings_store.h"
@@ -25,7 +25,7 @@
 /* Every request a file is waiting in answers ENODEV. */
 static void answer_parked_enodev(struct device *dev)
 {
-	for (struct dev_file *df = dev->files; df; df = df->next) {
+	for (struct dev_file *df = dev->open.list; df; df = df->next) {
 		device_rings_publish(df); /* unplugged: revoked, pollers to the kernel */
 		while (df->parked) {
 			struct parked *p = df->parked;
@@ -42,14 +42,14 @@ static void answer_parked_enodev(struct device *dev)
  * replug), and the STREAMONs waiting for the commit get STREAMON_ERR. */
 static void camera_transfers_stop(struct device *dev, int streamon_err)
 {
-	if (dev->committing) {
-		usb_ctrl_cancel(dev->committing);
-		dev->committing = NULL;
+	if (dev->stream.committing) {
+		usb_ctrl_cancel(dev->stream.committing);
+		dev->stream.committing = NULL;
 		device_answer_streamons(dev, streamon_err);
 	}
 	usb_stream_stop(dev->cam);
 	usb_status_stop(dev->cam);
-	dev->status_running = false;
+	dev->calls.status_running = false;
 	device_stop_frames(dev);
 }
 
@@ -62,31 +62,31 @@ static void camera_transfers_stop(struct device *dev, int streamon_err)
  * camera comes back (device_on_camera_arrived). */
 void device_camera_unplugged(struct device *dev)
 {
-	if (!dev->linger) {
-		if (dev->unplugged)
+	if (!dev->away.linger) {
+		if (dev->away.unplugged)
 			return;
-		dev->unplugged = true;
-		dev->stream_failed = true;
+		dev->away.unplugged = true;
+		dev->stream.failed = true;
 		node_set_error(&dev->node);
 		camera_transfers_stop(dev, -ENODEV);
 		answer_parked_enodev(dev);
 		device_changed(dev);
-		if (!dev->n_files) {
+		if (!dev->open.count) {
 			log_info("camera unplugged: removing /dev/%s", dev->name);
 			loop_quit(dev->loop, 0);
 		} else {
 			log_info("camera unplugged: /dev/%s answers ENODEV, and goes when its %u open "
-				 "files close", dev->name, dev->n_files);
+				 "files close", dev->name, dev->open.count);
 		}
 		return;
 	}
-	if (dev->detached)
+	if (dev->away.detached)
 		return;
-	dev->detached = true;
-	clock_gettime(CLOCK_MONOTONIC, &dev->detached_at);
-	dev->frames_lost_since = dev->detached_at;
+	dev->away.detached = true;
+	clock_gettime(CLOCK_MONOTONIC, &dev->away.detached_at);
+	dev->away.frames_lost_since = dev->away.detached_at;
 	dev->node.camera_away = true;
-	dev->probe_at_unplug = node_current_fmt(&dev->node)->probe;
+	dev->away.probe_at_unplug = node_current_fmt(&dev->node)->probe;
 	log_info("camera unplugged: /dev/%s stays, waiting for it to come back", dev->name);
 	camera_transfers_stop(dev, 0); /* the stream starts when the camera is back */
 	node_source_change(&dev->node);
@@ -106,18 +106,18 @@ static bool probe_changed(const struct uvc_probe *a, const struct uvc_probe *b)
 /* The linger timer runs while the camera is away and no file is open. */
 void device_linger_update(struct device *dev)
 {
-	bool arm = dev->detached && dev->n_files == 0;
-	if (dev->linger_fd < 0 || arm == dev->linger_armed)
+	bool arm = dev->away.detached && dev->open.count == 0;
+	if (dev->away.linger_fd < 0 || arm == dev->away.linger_armed)
 		return;
-	struct itimerspec its = { .it_value = { .tv_sec = arm ? dev->linger : 0 } };
-	if (timerfd_settime(dev->linger_fd, 0, &its, NULL) < 0) {
+	struct itimerspec its = { .it_value = { .tv_sec = arm ? dev->away.linger : 0 } };
+	if (timerfd_settime(dev->away.linger_fd, 0, &its, NULL) < 0) {
 		log_warn("linger timer: %s", strerror(errno));
 		return;
 	}
-	dev->linger_armed = arm;
+	dev->away.linger_armed = arm;
 	if (arm)
 		log_info("no file open: /dev/%s goes in %u s unless the camera comes back", dev->name,
-			 dev->linger);
+			 dev->away.linger);
 }
 
 void device_on_linger(void *data, uint32_t events)
@@ -125,11 +125,11 @@ void device_on_linger(void *data, uint32_t events)
 	struct device *dev = data;
 	(void)events;
 	uint64_t n;
-	if (read(dev->linger_fd, &n, sizeof(n)) < 0)
+	if (read(dev->away.linger_fd, &n, sizeof(n)) < 0)
 		return;
-	log_info("camera not back after %u s with no file open: removing /dev/%s", dev->linger,
+	log_info("camera not back after %u s with no file open: removing /dev/%s", dev->away.linger,
 		 dev->name);
-	dev->unplugged = true;
+	dev->away.unplugged = true;
 	loop_quit(dev->loop, 0);
 }
 
@@ -145,7 +145,7 @@ void device_on_camera_left(void *data)
  * meanwhile: every one met the camera's absence at once). */
 static void restore_after_replug(struct device *dev)
 {
-	if (!dev->settings || dev->calls)
+	if (!dev->settings || dev->calls.queue)
 		return;
 	dev->node.async = false;
 	settings_store_restore(dev->settings);
@@ -156,9 +156,9 @@ void device_on_camera_arrived(void *data)
 {
 	struct device *dev = data;
 	/* an unplug only a request saw (no stream, no status endpoint) */
-	if (!dev->detached && usb_camera_gone(dev->cam))
+	if (!dev->away.detached && usb_camera_gone(dev->cam))
 		device_camera_unplugged(dev);
-	if (!dev->detached)
+	if (!dev->away.detached)
 		return;
 	char err[256];
 	int r = usb_camera_reattach(dev->cam, err, sizeof(err));
@@ -170,9 +170,9 @@ void device_on_camera_arrived(void *data)
 	}
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	double away = (double)(now.tv_sec - dev->detached_at.tv_sec) +
-		      (double)(now.tv_nsec - dev->detached_at.tv_nsec) / 1e9;
-	dev->detached = false;
+	double away = (double)(now.tv_sec - dev->away.detached_at.tv_sec) +
+		      (double)(now.tv_nsec - dev->away.detached_at.tv_nsec) / 1e9;
+	dev->away.detached = false;
 	device_linger_update(dev);
 	log_info("camera back after %.1f s: /dev/%s serves it again", away, dev->name);
 	dev->node.camera_away = false;
@@ -181,7 +181,7 @@ void device_on_camera_arrived(void *data)
 	 * process's S_FMT answers EBUSY); the node's format can */
 	struct uvc_probe *probe = node_streaming(&dev->node) ? &dev->node.run.probe :
 							       &dev->node.fmt.probe;
-	if (probe_changed(&dev->probe_at_unplug, probe)) {
+	if (probe_changed(&dev->away.probe_at_unplug, probe)) {
 		/* a format set while it was away (from the descriptors),
 		 * negotiated for real (synchronously, as the restore: no app
 		 * request runs meanwhile) */
@@ -198,15 +198,15 @@ void device_on_camera_arrived(void *data)
 		/* the frames the camera would have sent meanwhile are a gap in
 		 * the sequence numbers */
 		uint32_t interval = probe->interval ? probe->interval : 333333;
-		double lost = (double)(now.tv_sec - dev->frames_lost_since.tv_sec) +
-			      (double)(now.tv_nsec - dev->frames_lost_since.tv_nsec) / 1e9;
-		uint64_t offset = dev->next_sequence + (uint64_t)(lost * 1e7 / interval);
-		uint64_t frames0 = dev->stream_frames0, errors0 = dev->stream_errors0;
+		double lost = (double)(now.tv_sec - dev->away.frames_lost_since.tv_sec) +
+			      (double)(now.tv_nsec - dev->away.frames_lost_since.tv_nsec) / 1e9;
+		uint64_t offset = dev->stream.next_sequence + (uint64_t)(lost * 1e7 / interval);
+		uint64_t frames0 = dev->stream.frames0, errors0 = dev->stream.errors0;
 		int err2 = device_stream_on(dev, probe);
-		dev->stream_frames0 = frames0; /* the same stream goes on */
-		dev->stream_errors0 = errors0;
-		dev->seq_offset = offset;
-		dev->next_sequence = offset;
+		dev->stream.frames0 = frames0; /* the same stream goes on */
+		dev->stream.errors0 = errors0;
+		dev->stream.seq_offset = offset;
+		dev->stream.next_sequence = offset;
 		if (err2) {
 			log_error("cannot resume the stream: %s", strerror(-err2));
 			node_set_error(&dev->node);

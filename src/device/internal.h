@@ -1,9 +1,7 @@
-/* Private to device.c and device_replug.c: the device's state and the
- * functions the two share. device.c serves the node (frames, node and
- * CUSE ops, camera calls, LOG_STATUS, set-up); device_replug.c keeps the
- * node going while the camera is unplugged and takes the camera back. */
-#ifndef UVCUSE_DEVICE_PRIV_H
-#define UVCUSE_DEVICE_PRIV_H
+/* Private to src/device/: the device's state and what its files offer
+ * each other, one section per file (see README.md for what each holds). */
+#ifndef UVCUSE_DEVICE_INTERNAL_H
+#define UVCUSE_DEVICE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -126,16 +124,35 @@ struct dev_file {
 	bool fetched_buffers;
 };
 
-struct device {
-	struct loop *loop;
-	struct usb_ctx *usb;
-	struct usb_camera *cam;
-	struct cuse_server *cuse;
+/* The files open on the node (requests.c). */
+struct dev_files {
+	struct dev_file *list;
+	unsigned count;
+	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
+};
+
+/* The preload library's buffer socket (fastpath.c, streaming.c). */
+struct dev_share {
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
-	bool bufshare_warned; /* its permissions could not follow the node */
-	int kmsg; /* /dev/kmsg for LOG_STATUS, or -1 */
-	struct settings_store *settings; /* NULL: controls not remembered */
-	struct node node;
+	bool warned;               /* its permissions could not follow the node */
+};
+
+/* The camera's stream (streaming.c): the commit, its health, its numbers. */
+struct dev_stream {
+	bool failed;
+	/* the stream starts once the camera took the commit, on the wire
+	 * meanwhile (STREAMON waits for it, as uvcvideo's does) */
+	struct usb_ctrl_req *committing;
+	struct uvc_probe commit_probe;
+	/* Sequence numbers go on across a replug, jumping by the frames the
+	 * camera would have sent meanwhile: the assembler's count plus this. */
+	uint64_t seq_offset, next_sequence;
+	/* the counters when the stream (re)started by a STREAMON began */
+	uint64_t frames0, errors0;
+};
+
+/* Frames to the processes streaming (frames.c). */
+struct dev_frames {
 	struct uvc_assembler assembler;
 	struct frames_given given;
 	struct dev_consumer *consumers; /* the processes streaming */
@@ -144,13 +161,16 @@ struct device {
 	/* the assembler's frames_no_buffer already put down to a consumer */
 	uint64_t no_buffer_seen;
 	unsigned convert_threads;
-	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
 	unsigned last_convert_threads; /* of the last converter that stopped */
-	struct dev_file *files;
-	unsigned n_files;
-	bool stream_failed;
-	bool unplugged; /* seen (by the stream or the status endpoint), said once */
+};
+
+/* What LOG_STATUS and --status count. */
+struct dev_counters {
 	uint64_t frames, frames_error;
+	/* frames lost after assembly (a conversion that could not start); the
+	 * assembler counts the errored ones it dropped */
+	uint64_t frames_dropped;
+	uint64_t frames_converted, frames_undecodable, frames_no_app_buffer;
 	/* requests served through CUSE (ioctl, read, poll) and through the
 	 * fast-path channels: per frame, what a frame costs in round trips */
 	uint64_t cuse_requests, chan_requests, ring_takes, posted_qbufs;
@@ -158,28 +178,31 @@ struct device {
 	 * transfers, frames it wrote straight into an app's buffer, and bytes
 	 * copied again after assembly (to more processes, or to a converter) */
 	uint64_t bytes_assembled, frames_into_app, bytes_copied_after;
-	/* the counters when the stream (re)started by a STREAMON began */
-	uint64_t stream_frames0, stream_errors0;
-	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
-	char name[64];
-	/* status endpoint and VIDIOC_LOG_STATUS (see their sections) */
-	/* frames lost after assembly (a conversion that could not start); the
-	 * assembler counts the errored ones it dropped */
-	uint64_t frames_dropped;
-	unsigned status_malformed;
-	bool status_running;
-	device_change_cb on_change;
-	void *change_data;
-	/* camera requests: the call first in line runs, its transfer on the wire */
-	struct camera_call *calls;
+};
+
+/* Camera requests (calls.c): the call first in line runs, its transfer on
+ * the wire; and the status endpoint whose packets become calls. */
+struct dev_calls {
+	struct camera_call *queue;
 	struct usb_ctrl_req *inflight;
 	bool pumping;
-	/* the stream starts once the camera took the commit, on the wire
-	 * meanwhile (STREAMON waits for it, as uvcvideo's does) */
-	struct usb_ctrl_req *committing;
-	struct uvc_probe commit_probe;
-	/* Unplugged with linger > 0: the node stays (detached) until the
-	 * camera comes back, or linger seconds with no file open. */
+	unsigned status_malformed;
+	bool status_running;
+};
+
+/* VIDIOC_LOG_STATUS (log_status.c): the current run's lines, written once
+ * it answers, and /dev/kmsg. */
+struct dev_log {
+	int kmsg; /* or -1 */
+	char *text;
+	size_t len, cap;
+};
+
+/* The camera away (replug.c). Unplugged with linger > 0: the node stays
+ * (detached) until the camera comes back, or linger seconds with no file
+ * open; with linger 0 the device is dead (unplugged). */
+struct dev_away {
+	bool unplugged; /* seen (by the stream or the status endpoint), said once */
 	unsigned linger;
 	bool detached;
 	struct timespec detached_at;
@@ -190,26 +213,95 @@ struct device {
 	struct uvc_probe probe_at_unplug;
 	int linger_fd;           /* timerfd, armed while detached with no file open */
 	bool linger_armed;
-	/* Sequence numbers go on across a replug, jumping by the frames the
-	 * camera would have sent meanwhile: the assembler's count plus this. */
-	uint64_t seq_offset, next_sequence;
-	/* VIDIOC_LOG_STATUS lines of the current run, written once it answers */
-	char *status_text;
-	size_t status_len, status_cap;
 };
 
-/* --- device.c ------------------------------------------------------------ */
+struct device {
+	struct loop *loop;
+	struct usb_ctx *usb;
+	struct usb_camera *cam;
+	struct cuse_server *cuse;
+	struct node node;
+	char name[64];
+	struct settings_store *settings; /* NULL: controls not remembered */
+	device_change_cb on_change;
+	void *change_data;
+	struct dev_files open;
+	struct dev_share share;
+	struct dev_stream stream;
+	struct dev_frames frames;
+	struct dev_counters stats;
+	struct dev_calls calls;
+	struct dev_log log;
+	struct dev_away away;
+};
+
+/* --- device.c: lifetime and wiring ---------------------------------------- */
 
 /* Tells the owner (STATUS=, the status socket) that something changed. */
 void device_changed(struct device *dev);
+
+/* --- requests.c: the apps' requests through CUSE ----------------------------- */
+
+/* The cuse_server_ops. */
+int requests_open(void *dev, struct cuse_file *file, int flags, void **data);
+void requests_release(void *dev, void *file);
+void requests_ioctl(void *dev, void *file, struct cuse_req *req, unsigned int cmd, void *arg,
+		    void *extra, size_t extra_len);
+void requests_read(void *dev, void *file, struct cuse_req *req, size_t size, off_t off, int flags);
+unsigned requests_poll(void *dev, void *file, unsigned requested);
+void requests_interrupt(void *dev, void *file, struct cuse_req *req);
+void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *arg);
+/* The rest of a release, once no call of the file runs. */
+void requests_release_finish(struct device *dev, struct dev_file *df);
 /* A file's O_NONBLOCK as the daemon knows it. */
 bool device_file_nonblocking(const struct dev_file *df);
-/* The preload library's memory lookup (bufshare_lookup_cb). */
-int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd);
 /* Answers a parked request err (> 0), through CUSE or its channel, and frees it. */
 void device_parked_fail(struct parked *p, int err);
+/* Frames or errors changed what waiting requests would get: runs them
+ * again, and wakes pollers. */
+void device_wake_all(struct device *dev);
+/* --- calls.c: requests that wait for the camera ------------------------------- */
 
-/* --- device_channel.c: the preload library's fast path ------------------- */
+/* An ioctl that may need the camera (node_uses_camera): in line behind the others. */
+void calls_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req, unsigned int cmd,
+		 void *arg, void *extra, size_t extra_len);
+/* A caller interrupted while its call waits: answered EINTR now (true), or
+ * no call of its (false). */
+bool calls_interrupt(struct device *dev, struct cuse_req *req);
+/* The file is released: its calls leave the line; true when one still runs
+ * (the file is freed when it ends). */
+bool calls_release_file(struct device *dev, struct dev_file *df);
+/* The device goes: calls dropped, the request on the wire cancelled. */
+void calls_free_all(struct device *dev);
+/* The status endpoint's transfer starts (when the camera has one). */
+void device_status_start(struct device *dev);
+
+/* --- streaming.c: buffer memory, the commit, the stream ------------------------ */
+
+/* The queue's buffer memory: one memfd per buffer, mapped here too. */
+extern const struct vq_mem_ops device_mem_ops;
+/* The preload library's memory lookup (bufshare_lookup_cb). */
+int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd);
+/* The node_ops of the camera: probe notes, stream on and off, start-up's
+ * synchronous control requests. */
+void streaming_probe_done(void *dev, const struct uvc_probe *want, const struct uvc_probe *got,
+			  int err, const struct uvc_probe_notes *notes);
+/* Commits probe, the stream starts once the camera took it; while the
+ * camera is away, at the replug. */
+int device_stream_on(void *dev, const struct uvc_probe *probe);
+void streaming_off(void *dev);
+/* The STREAMONs waiting for the commit get err. */
+void device_answer_streamons(struct device *dev, int err);
+int streaming_ctrl_request(void *dev, const struct ctrls_request *r, uint8_t *data);
+
+/* --- log_status.c: VIDIOC_LOG_STATUS ---------------------------------------- */
+
+/* node_ops log_status: one run's lines, kept (the run may be undone). */
+void log_status_run(void *dev);
+/* The kept lines to our log and /dev/kmsg, once the call answers. */
+void log_status_emit(struct device *dev);
+
+/* --- fastpath.c: the preload library's channels and rings ---------------------- */
 
 /* bufshare_channel_cb: the connection fd becomes a channel of file, with a
  * ring (*memfd). */
@@ -232,20 +324,8 @@ void device_rings_apply_all(struct device *dev);
 /* The rings of the other files of df's process (whose queue is df's too)
  * applied: before serving a CUSE request of df. */
 void device_rings_apply_proc(struct dev_file *df);
-/* Frames or errors changed what waiting requests would get: runs them
- * again, and wakes pollers. */
-void device_wake_all(struct device *dev);
-/* Every buffer handed to the assembler or the converter goes back. */
-void device_stop_frames(struct device *dev);
-/* The STREAMONs waiting for the commit get err. */
-void device_answer_streamons(struct device *dev, int err);
-/* The node's stream_on: commits probe, the stream starts once the camera
- * took it; while the camera is away, at the replug. */
-int device_stream_on(void *dev, const struct uvc_probe *probe);
-/* The status endpoint's transfer starts (when the camera has one). */
-void device_status_start(struct device *dev);
 
-/* --- device_frames.c ----------------------------------------------------- */
+/* --- frames.c: the camera's frames to the processes streaming ----------------- */
 
 /* The assembler's callback: a frame is complete. */
 void frames_on_frame(void *dev, const struct uvc_frame_event *ev);
@@ -259,6 +339,8 @@ void frames_buffer_queued(void *dev);
 void frames_need_buffer(void *dev);
 /* The stream (re)starts: each consumer's converter starts. 0 or -errno. */
 int frames_start(struct device *dev);
+/* Every buffer handed to the assembler or the converter goes back. */
+void device_stop_frames(struct device *dev);
 /* A queue buffer is being freed: nothing may write into it any more. */
 void frames_forget_buffer(struct device *dev, struct vq_buffer *b);
 /* For LOG_STATUS: converting consumers and the threads of one (with none:
@@ -266,12 +348,14 @@ void frames_forget_buffer(struct device *dev, struct vq_buffer *b);
 unsigned frames_converters(const struct device *dev, unsigned *threads);
 /* The processes streaming (--status). */
 unsigned frames_consumers(const struct device *dev);
+/* Errored frames the assembler dropped and frames lost after assembly. */
+uint64_t frames_dropped_total(const struct device *dev);
 void frames_free(struct device *dev);
 
-/* --- device_replug.c ----------------------------------------------------- */
+/* --- replug.c: the node while the camera is away ----------------------------- */
 
 /* The camera is gone (the stream, the status endpoint, a request or the
- * hotplug watch saw it): see device_replug.c. */
+ * hotplug watch saw it). */
 void device_camera_unplugged(struct device *dev);
 /* Arms or disarms the linger timer: it runs while the camera is away and
  * no file is open. */

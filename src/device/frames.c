@@ -12,7 +12,7 @@
  * A consumer that joins mid-frame gets that frame too (copied from where
  * it was assembled); one that leaves mid-frame takes its buffer back and
  * the frame goes on in the fan-out buffer, so the others see no gap. */
-#include "device/device_priv.h"
+#include "device/internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,8 +34,8 @@ static struct timeval frame_time(void)
  * plus the frames a replug lost (device_replug.c). */
 static uint64_t frame_sequence(struct device *dev, const struct uvc_frame_event *ev)
 {
-	uint64_t seq = ev->sequence + dev->seq_offset;
-	dev->next_sequence = seq + 1;
+	uint64_t seq = ev->sequence + dev->stream.seq_offset;
+	dev->stream.next_sequence = seq + 1;
 	return seq;
 }
 
@@ -52,16 +52,16 @@ static bool fan_ready(struct device *dev, size_t cap)
 	size_t need = node_current_fmt(&dev->node)->probe.max_video_frame_size;
 	if (need < cap)
 		need = cap;
-	if (dev->fan_buf && dev->fan_cap >= need)
+	if (dev->frames.fan_buf && dev->frames.fan_cap >= need)
 		return true;
 	uint8_t *buf = malloc(need);
 	if (!buf) {
 		log_warn("no memory for a %zu-byte frame shared between processes", need);
 		return false;
 	}
-	free(dev->fan_buf);
-	dev->fan_buf = buf;
-	dev->fan_cap = need;
+	free(dev->frames.fan_buf);
+	dev->frames.fan_buf = buf;
+	dev->frames.fan_cap = need;
 	return true;
 }
 
@@ -75,7 +75,7 @@ static void submit_held(struct dev_consumer *c)
 		struct held_frame h = c->held[0];
 		memmove(&c->held[0], &c->held[1], --c->n_held * sizeof(c->held[0]));
 		if (convert_stream_submit(c->conv, h.native, h.len, b->mem, b->length, b, &h.meta)) {
-			c->dev->frames_dropped++;
+			c->dev->stats.frames_dropped++;
 			vq_requeue(q, b);
 			convert_stream_unused(c->conv, h.native);
 		}
@@ -84,7 +84,7 @@ static void submit_held(struct dev_consumer *c)
 
 static void drop_oldest_held(struct dev_consumer *c)
 {
-	c->dev->frames_no_app_buffer++;
+	c->dev->stats.frames_no_app_buffer++;
 	c->missed++;
 	convert_stream_unused(c->conv, c->held[0].native);
 	memmove(&c->held[0], &c->held[1], --c->n_held * sizeof(c->held[0]));
@@ -121,25 +121,25 @@ static void deliver_copy(struct dev_consumer *c, const uint8_t *src, size_t len,
 			native = convert_stream_native(c->conv, &cap);
 		}
 		if (!native) {
-			dev->frames_no_app_buffer++;
+			dev->stats.frames_no_app_buffer++;
 			c->missed++;
 			return;
 		}
 		size_t n = len < cap ? len : cap;
 		memcpy(native, src, n);
-		dev->bytes_copied_after += n;
+		dev->stats.bytes_copied_after += n;
 		native_frame(c, native, n, &meta);
 		return;
 	}
 	struct vq *q = &c->proc->queue;
 	struct vq_buffer *b = vq_next(q);
 	if (!b) {
-		dev->frames_no_app_buffer++;
+		dev->stats.frames_no_app_buffer++;
 		c->missed++;
 		return;
 	}
 	memcpy(b->mem, src, len < b->length ? len : b->length);
-	dev->bytes_copied_after += len < b->length ? len : b->length;
+	dev->stats.bytes_copied_after += len < b->length ? len : b->length;
 	/* a frame beyond the buffer is cut and flagged by vq_done */
 	vq_done(q, b, (uint32_t)len, meta.flags, meta.sequence, &meta.timestamp);
 	c->frames++;
@@ -150,11 +150,11 @@ static void deliver_copy(struct dev_consumer *c, const uint8_t *src, size_t len,
  * there), put down to it for its log line. */
 static void account_no_buffer(struct device *dev)
 {
-	uint64_t now = dev->assembler.stats.frames_no_buffer;
-	struct dev_consumer *c = dev->consumers;
+	uint64_t now = dev->frames.assembler.stats.frames_no_buffer;
+	struct dev_consumer *c = dev->frames.consumers;
 	if (c && !c->next)
-		c->missed += now - dev->no_buffer_seen;
-	dev->no_buffer_seen = now;
+		c->missed += now - dev->frames.no_buffer_seen;
+	dev->frames.no_buffer_seen = now;
 }
 
 /* A buffer the assembler had goes back unused. */
@@ -172,25 +172,27 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 	struct device *dev = opaque;
 	/* QBUFs the fast path posted count for this frame's copies */
 	device_rings_apply_all(dev);
-	struct frames_given g = dev->given;
+	struct frames_given g = dev->frames.given;
 	account_no_buffer(dev);
 	if (g.kind == GIVEN_NONE || ev->buf != g.mem)
 		return; /* cannot happen: the assembler only writes what we gave */
-	dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
 		give_back(dev, &g);
 	} else {
 		uint64_t seq = frame_sequence(dev, ev);
 		struct convert_frame_meta meta = { .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
 						   .timestamp = frame_time() };
-		dev->frames++;
+		dev->stats.frames++;
 		if (ev->error)
-			dev->frames_error++;
-		dev->bytes_assembled += ev->bytesused;
+			dev->stats.frames_error++;
+		dev->stats.bytes_assembled += ev->bytesused;
 		if (g.kind == GIVEN_APP)
-			dev->frames_into_app++;
-		/* the copies first, from bytes no app can reach yet */
-		for (struct dev_consumer *c = dev->consumers; c; c = c->next)
+			dev->stats.frames_into_app++;
+		/* the copies first, before vq_done hands the buffer to its app;
+		 * with GIVEN_APP that app maps the buffer writable while it is
+		 * assembled, so the copies are only as sound as that app */
+		for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
 			if (g.kind == GIVEN_FAN || c != g.c)
 				deliver_copy(c, ev->buf, ev->bytesused, seq, &meta);
 		if (g.kind == GIVEN_APP) {
@@ -208,14 +210,14 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 
 void frames_give(struct device *dev)
 {
-	struct dev_consumer *c = dev->consumers;
-	if (dev->detached || dev->unplugged || dev->given.kind != GIVEN_NONE || !c)
+	struct dev_consumer *c = dev->frames.consumers;
+	if (dev->away.detached || dev->away.unplugged || dev->frames.given.kind != GIVEN_NONE || !c)
 		return; /* while the camera is away buffers stay queued for the replug */
 	struct frames_given g = { .kind = GIVEN_NONE };
 	if (c->next) {
 		if (!fan_ready(dev, 0))
 			return;
-		g = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->fan_buf, .cap = dev->fan_cap };
+		g = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf, .cap = dev->frames.fan_cap };
 	} else if (c->conv) {
 		size_t cap;
 		uint8_t *native = c->converting ? convert_stream_native(c->conv, &cap) : NULL;
@@ -229,8 +231,8 @@ void frames_give(struct device *dev)
 		g = (struct frames_given){ .kind = GIVEN_APP, .c = c, .b = b, .mem = b->mem,
 					   .cap = b->length };
 	}
-	dev->given = g;
-	uvc_assembler_set_buffer(&dev->assembler, g.mem, g.cap);
+	dev->frames.given = g;
+	uvc_assembler_set_buffer(&dev->frames.assembler, g.mem, g.cap);
 }
 
 /* A converted frame is back from the pool, in order. */
@@ -251,11 +253,11 @@ static void on_converted(void *data, void *cookie, long result,
 	if (result < 0) {
 		/* as an errored frame under uvcvideo's rules: dropped, its
 		 * sequence number skipped, the buffer reused */
-		dev->frames_undecodable++;
+		dev->stats.frames_undecodable++;
 		log_debug("frame %u does not convert: %s", meta->sequence, strerror((int)-result));
 		vq_requeue(q, b);
 	} else {
-		dev->frames_converted++;
+		dev->stats.frames_converted++;
 		c->frames++;
 		vq_done(q, b, (uint32_t)result, meta->flags, (int64_t)meta->sequence, &meta->timestamp);
 	}
@@ -291,11 +293,11 @@ static void consumer_stop(struct dev_consumer *c)
 
 int frames_start(struct device *dev)
 {
-	give_back(dev, &dev->given);
-	uvc_assembler_move_buffer(&dev->assembler, dev->given.mem, NULL, 0);
-	dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	give_back(dev, &dev->frames.given);
+	uvc_assembler_move_buffer(&dev->frames.assembler, dev->frames.given.mem, NULL, 0);
+	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 	int ret = 0;
-	for (struct dev_consumer *c = dev->consumers; c; c = c->next) {
+	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next) {
 		int err = consumer_start(c);
 		if (err) {
 			vq_set_error(&c->proc->queue);
@@ -308,18 +310,18 @@ int frames_start(struct device *dev)
 
 void device_stop_frames(struct device *dev)
 {
-	uvc_assembler_set_buffer(&dev->assembler, NULL, 0);
-	uvc_assembler_move_buffer(&dev->assembler, dev->given.mem, NULL, 0);
-	give_back(dev, &dev->given);
-	dev->given = (struct frames_given){ .kind = GIVEN_NONE };
-	for (struct dev_consumer *c = dev->consumers; c; c = c->next)
+	uvc_assembler_set_buffer(&dev->frames.assembler, NULL, 0);
+	uvc_assembler_move_buffer(&dev->frames.assembler, dev->frames.given.mem, NULL, 0);
+	give_back(dev, &dev->frames.given);
+	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
+	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
 		consumer_stop(c);
 }
 
 unsigned frames_consumers(const struct device *dev)
 {
 	unsigned n = 0;
-	for (const struct dev_consumer *c = dev->consumers; c; c = c->next)
+	for (const struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
 		n++;
 	return n;
 }
@@ -333,25 +335,25 @@ int frames_consumer_on(void *opaque, struct node_proc *p)
 		return -ENOMEM;
 	c->dev = dev;
 	c->proc = p;
-	c->seq_base = dev->next_sequence;
+	c->seq_base = dev->stream.next_sequence;
 	if (f->conv_fourcc &&
-	    !(c->conv = convert_stream_new(dev->loop, dev->convert_threads, on_converted, c))) {
+	    !(c->conv = convert_stream_new(dev->loop, dev->frames.convert_threads, on_converted, c))) {
 		free(c);
 		return -ENOMEM;
 	}
-	if (!dev->detached && !dev->unplugged && consumer_start(c)) {
+	if (!dev->away.detached && !dev->away.unplugged && consumer_start(c)) {
 		convert_stream_free(c->conv);
 		free(c);
 		return -ENOMEM;
 	}
 	account_no_buffer(dev);
-	struct dev_consumer **pp = &dev->consumers;
+	struct dev_consumer **pp = &dev->frames.consumers;
 	while (*pp)
 		pp = &(*pp)->next;
 	*pp = c; /* in the order they came */
 	p->dev_data = c;
-	if (c != dev->consumers) {
-		for (struct dev_consumer *o = dev->consumers; o; o = o->next)
+	if (c != dev->frames.consumers) {
+		for (struct dev_consumer *o = dev->frames.consumers; o; o = o->next)
 			o->shared = true;
 		uint32_t fourcc = f->conv_fourcc ? f->conv_fourcc : f->format->fourcc;
 		log_info("process %d joins the stream as %.4s %ux%u (%u processes streaming)",
@@ -370,23 +372,23 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 	if (!c)
 		return;
 	account_no_buffer(dev);
-	for (struct dev_consumer **pp = &dev->consumers; *pp; pp = &(*pp)->next) {
+	for (struct dev_consumer **pp = &dev->frames.consumers; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
 			break;
 		}
 	}
-	if (dev->given.kind != GIVEN_NONE && dev->given.c == c) {
+	if (dev->frames.given.kind != GIVEN_NONE && dev->frames.given.c == c) {
 		/* the frame being assembled in its buffer goes on in the fan-out
 		 * buffer for the others: they see no gap */
-		struct frames_given g = dev->given;
-		dev->given = (struct frames_given){ .kind = GIVEN_NONE };
-		if (dev->consumers && fan_ready(dev, g.cap)) {
-			uvc_assembler_move_buffer(&dev->assembler, g.mem, dev->fan_buf, dev->fan_cap);
-			dev->given = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->fan_buf,
-							    .cap = dev->fan_cap };
+		struct frames_given g = dev->frames.given;
+		dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
+		if (dev->frames.consumers && fan_ready(dev, g.cap)) {
+			uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, dev->frames.fan_buf, dev->frames.fan_cap);
+			dev->frames.given = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf,
+							    .cap = dev->frames.fan_cap };
 		} else {
-			uvc_assembler_move_buffer(&dev->assembler, g.mem, NULL, 0);
+			uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, NULL, 0);
 		}
 		give_back(dev, &g);
 	}
@@ -397,7 +399,7 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 			 frames_consumers(dev));
 	consumer_stop(c);
 	if (c->conv && convert_stream_threads(c->conv))
-		dev->last_convert_threads = convert_stream_threads(c->conv);
+		dev->frames.last_convert_threads = convert_stream_threads(c->conv);
 	convert_stream_free(c->conv);
 	p->dev_data = NULL;
 	free(c);
@@ -415,29 +417,29 @@ void frames_need_buffer(void *opaque)
 void frames_buffer_queued(void *opaque)
 {
 	struct device *dev = opaque;
-	for (struct dev_consumer *c = dev->consumers; c; c = c->next)
+	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
 		submit_held(c);
 	frames_give(dev);
 }
 
 void frames_forget_buffer(struct device *dev, struct vq_buffer *b)
 {
-	if (dev->given.kind == GIVEN_APP && dev->given.b == b) {
-		uvc_assembler_move_buffer(&dev->assembler, b->mem, NULL, 0);
-		dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+	if (dev->frames.given.kind == GIVEN_APP && dev->frames.given.b == b) {
+		uvc_assembler_move_buffer(&dev->frames.assembler, b->mem, NULL, 0);
+		dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 	}
 	/* No worker may write into memory that goes away. The node stops a
 	 * consumer (consumer_off) before its queue frees buffers; this only
 	 * guards that order. */
-	for (struct dev_consumer *c = dev->consumers; c; c = c->next) {
+	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next) {
 		struct vq *q = &c->proc->queue;
 		if (!c->conv || !convert_stream_busy(c->conv) || b < q->buffers ||
 		    b >= q->buffers + VIDEO_MAX_FRAME)
 			continue;
 		log_warn("buffers freed while frames were being converted: conversion stopped");
-		if (dev->given.kind == GIVEN_NATIVE && dev->given.c == c) {
-			uvc_assembler_move_buffer(&dev->assembler, dev->given.mem, NULL, 0);
-			dev->given = (struct frames_given){ .kind = GIVEN_NONE };
+		if (dev->frames.given.kind == GIVEN_NATIVE && dev->frames.given.c == c) {
+			uvc_assembler_move_buffer(&dev->frames.assembler, dev->frames.given.mem, NULL, 0);
+			dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 		}
 		c->conv_discard = true; /* the queue is freeing: leave it alone */
 		consumer_stop(c);
@@ -448,8 +450,8 @@ void frames_forget_buffer(struct device *dev, struct vq_buffer *b)
 unsigned frames_converters(const struct device *dev, unsigned *threads)
 {
 	unsigned n = 0;
-	*threads = dev->last_convert_threads;
-	for (const struct dev_consumer *c = dev->consumers; c; c = c->next) {
+	*threads = dev->frames.last_convert_threads;
+	for (const struct dev_consumer *c = dev->frames.consumers; c; c = c->next) {
 		if (!c->conv)
 			continue;
 		if (!n++)
@@ -460,7 +462,15 @@ unsigned frames_converters(const struct device *dev, unsigned *threads)
 
 void frames_free(struct device *dev)
 {
-	free(dev->fan_buf);
-	dev->fan_buf = NULL;
-	dev->fan_cap = 0;
+	free(dev->frames.fan_buf);
+	dev->frames.fan_buf = NULL;
+	dev->frames.fan_cap = 0;
+}
+
+/* Frames dropped: errored ones (by the assembler, as uvcvideo drops them;
+ * most never reach the device, their buffer reused at once) and those lost
+ * after assembly. */
+uint64_t frames_dropped_total(const struct device *dev)
+{
+	return dev->frames.assembler.stats.frames_dropped + dev->stats.frames_dropped;
 }

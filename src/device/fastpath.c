@@ -18,7 +18,7 @@
 #include "share/bufshare.h"
 #include "share/chan_ring.h"
 #include "share/channel.h"
-#include "device/device_priv.h"
+#include "device/internal.h"
 #include "core/log.h"
 
 /* --- rings ------------------------------------------------------------------ */
@@ -53,8 +53,8 @@ static int queue_qbuf(void *ctx, unsigned index, uint32_t flags)
 	struct device *dev = df->dev;
 	struct v4l2_buffer b = { .index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 				 .memory = V4L2_MEMORY_MMAP, .flags = flags };
-	dev->posted_qbufs++;
-	if (dev->unplugged)
+	dev->stats.posted_qbufs++;
+	if (dev->away.unplugged)
 		return -ENODEV;
 	int res = node_ioctl(&dev->node, &df->nf, VIDIOC_QBUF, &b, NULL, 0, true, NULL, NULL);
 	if (res < 0 && log_allowed(&limit, 5))
@@ -98,7 +98,7 @@ static void rings_run(struct dev_file *df, ring_step_fn step)
 	struct chan_ring_queue q = file_queue(df);
 	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
 		if (df->rings[i])
-			df->dev->ring_takes += step(df->rings[i], &q);
+			df->dev->stats.ring_takes += step(df->rings[i], &q);
 	rings_drop_broken(df);
 }
 
@@ -109,13 +109,13 @@ void device_rings_apply(struct dev_file *df)
 
 void device_rings_apply_all(struct device *dev)
 {
-	for (struct dev_file *df = dev->files; df; df = df->next)
+	for (struct dev_file *df = dev->open.list; df; df = df->next)
 		device_rings_apply(df);
 }
 
 void device_rings_apply_proc(struct dev_file *df)
 {
-	for (struct dev_file *o = df->dev->files; o; o = o->next)
+	for (struct dev_file *o = df->dev->open.list; o; o = o->next)
 		if (o != df && o->nf.proc == df->nf.proc)
 			device_rings_apply(o);
 }
@@ -130,7 +130,7 @@ void device_rings_publish(struct dev_file *df)
 	struct device *dev = df->dev;
 	/* one taker per file: two processes' libraries taking the same
 	 * entries would each dequeue what the other got */
-	bool serve = channels_of(df) == 1 && !dev->unplugged && !dev->detached;
+	bool serve = channels_of(df) == 1 && !dev->away.unplugged && !dev->away.detached;
 	rings_run(df, serve ? chan_ring_publish : chan_ring_revoke);
 	/* the library may wait for entries on the doorbell instead of
 	 * polling the node while a poll would answer nothing else */
@@ -203,8 +203,8 @@ static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan
 	struct dev_file *df = ctx;
 	struct device *dev = df->dev;
 	struct v4l2_buffer b = m->buf;
-	dev->chan_requests++;
-	if (dev->unplugged) {
+	dev->stats.chan_requests++;
+	if (dev->away.unplugged) {
 		channel_answer(ch, -ENODEV, &b, -1);
 		return;
 	}
@@ -271,7 +271,7 @@ static void chan_forget(struct dev_file *df, struct channel *ch)
 		 * pollers wake and ask the kernel */
 		if (df->rings[i]) {
 			struct chan_ring_queue q = file_queue(df);
-			df->dev->ring_takes += chan_ring_revoke(df->rings[i], &q);
+			df->dev->stats.ring_takes += chan_ring_revoke(df->rings[i], &q);
 			chan_ring_set_pollable(df->rings[i], false);
 			chan_ring_free(df->rings[i]);
 			df->rings[i] = NULL;

@@ -1,0 +1,443 @@
+/* The apps' requests through CUSE: open and release, ioctl, read and
+ * poll; the requests that wait (a blocking DQBUF, a read() chunk, a
+ * STREAMON waiting for the commit) parked and answered again when frames
+ * or events change what they would get. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/timerfd.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/usb/video.h>
+#include <linux/version.h>
+
+#include "core/log.h"
+#include "core/loop.h"
+#include "cuse/cuse.h"
+#include "device/internal.h"
+#include "settings/settings_store.h"
+#include "share/bufshare.h"
+#include "share/channel.h"
+#include "uvc/negotiate.h"
+#include "uvc/payload.h"
+#include "uvc/quirks.h"
+#include "uvc/status.h"
+#include "v4l2/node.h"
+
+
+bool device_file_nonblocking(const struct dev_file *df)
+{
+	return df->cuse && (cuse_file_flags(df->cuse) & O_NONBLOCK);
+}
+
+void device_parked_fail(struct parked *p, int err)
+{
+	if (p->chan)
+		channel_answer(p->chan, -err, &p->arg.buf, -1);
+	else
+		cuse_reply_error(p->req, err);
+	free(p);
+}
+
+static void park(struct dev_file *df, struct parked *p)
+{
+	p->next = df->parked;
+	df->parked = p;
+	cuse_req_park(p->req); /* may call requests_interrupt at once */
+}
+
+static void reply_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+			unsigned int cmd, void *arg, int res, const void *data, size_t len)
+{
+	if (res == -E2BIG && cmd == VIDIOC_DQBUF && !df->warned_userptr) {
+		log_warn("pid %d: USERPTR frames larger than %u bytes cannot go through CUSE "
+			 "(one ioctl moves at most %zu bytes); run the app under uvcuse-run",
+			 (int)cuse_req_pid(req), dev->node.max_userptr_copy, cuse_max_chunk());
+		df->warned_userptr = true;
+	}
+	if (res == 0 && data && cmd == VIDIOC_DQBUF) {
+		const struct v4l2_buffer *b = arg;
+		cuse_reply_ioctl_data(req, 0, arg, b->m.userptr, data, len);
+		return;
+	}
+	cuse_reply_ioctl(req, res, arg);
+}
+
+/* CUSE has no mmap: the kernel answers an app's mmap() of our node with
+ * ENODEV without asking us. A file that queried MMAP buffers and never had
+ * one fetched by the preload library most likely met that: say once what
+ * fixes it (called when the file gives its buffers up or closes). */
+static void hint_mmap(struct device *dev, struct dev_file *df)
+{
+	if (!df->mmap_pid || df->fetched_buffers || df->mmap_pid == dev->open.hinted_pid)
+		return;
+	dev->open.hinted_pid = df->mmap_pid; /* once per process, not per open */
+	log_warn("pid %d (%s) asked for MMAP buffers but never mapped one: mmap() of a CUSE node "
+		 "fails (ENODEV) unless the app runs under the preload library: uvcuse-run %s ...",
+		 (int)df->mmap_pid, df->mmap_comm, df->mmap_comm);
+}
+
+static void note_mmap_query(struct dev_file *df, struct cuse_req *req)
+{
+	if (df->mmap_pid)
+		return;
+	df->mmap_pid = cuse_req_pid(req);
+	snprintf(df->mmap_comm, sizeof(df->mmap_comm), "?");
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)df->mmap_pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(df->mmap_comm, sizeof(df->mmap_comm), f))
+			df->mmap_comm[strcspn(df->mmap_comm, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
+{
+	if (p->streamon) { /* only the commit's outcome answers it (device_answer_streamons) */
+		p->next = df->parked;
+		df->parked = p;
+		return;
+	}
+	if (p->is_read) {
+		const uint8_t *data;
+		size_t len;
+		int res = node_read(&dev->node, &df->nf, p->size, true, false, &data, &len);
+		if (res == NODE_WAIT) {
+			p->next = df->parked;
+			df->parked = p;
+			return;
+		}
+		if (res < 0) {
+			cuse_reply_error(p->req, -res);
+		} else {
+			cuse_reply_read(p->req, data, len);
+			node_read_done(&dev->node, &df->nf, len);
+		}
+		free(p);
+		return;
+	}
+	const void *data = NULL;
+	size_t len = 0;
+	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->arg, NULL, 0, false,
+			     p->staged ? NULL : &data, &len);
+	if (res == NODE_WAIT) {
+		p->next = df->parked;
+		df->parked = p;
+		return;
+	}
+	if (p->chan) {
+		device_channel_reply(dev, df, p->chan, p->cmd, &p->arg.buf, res);
+		free(p);
+		return;
+	}
+	reply_ioctl(dev, df, p->req, p->cmd, &p->arg, res, data, len);
+	free(p);
+}
+
+/* Frames or errors changed what waiting requests would get: run them
+ * again, and wake pollers. */
+void device_wake_all(struct device *dev)
+{
+	for (struct dev_file *df = dev->open.list; df; df = df->next) {
+		/* a parked DQBUF takes the queue's head, which a ring may hold */
+		if (df->parked)
+			device_rings_revoke(df);
+		struct parked *list = df->parked;
+		df->parked = NULL;
+		/* answer_parked puts back the ones that still wait */
+		while (list) {
+			struct parked *p = list;
+			list = p->next;
+			answer_parked(dev, df, p);
+		}
+		/* before the poller wakes: it may take the new frames at once */
+		device_rings_publish(df);
+		if (df->cuse)
+			cuse_file_notify_poll(df->cuse);
+	}
+}
+
+/* --- cuse ops: requests of the apps ------------------------------------ */
+
+int requests_open(void *ctx, struct cuse_file *file, int flags, void **data)
+{
+	struct device *dev = ctx;
+	(void)flags;
+	if (dev->away.unplugged)
+		return -ENODEV;
+	struct dev_file *df = calloc(1, sizeof(*df));
+	if (!df)
+		return -ENOMEM;
+	df->dev = dev;
+	df->cuse = file;
+	/* the file joins its process's queue: several processes stream at
+	 * once, each on its own (node.h, node_proc) */
+	pid_t tgid = bufshare_tgid(cuse_file_opener(file));
+	if (node_open_pid(&dev->node, &df->nf, tgid > 0 ? tgid : cuse_file_opener(file))) {
+		free(df);
+		return -ENOMEM;
+	}
+	df->next = dev->open.list;
+	dev->open.list = df;
+	dev->open.count++;
+	*data = df;
+	device_linger_update(dev);
+	device_changed(dev);
+	return 0;
+}
+
+/* The rest of a release, once no call of the file runs. */
+void requests_release_finish(struct device *dev, struct dev_file *df)
+{
+	hint_mmap(dev, df);
+	node_release(&dev->node, &df->nf);
+	for (struct dev_file **pp = &dev->open.list; *pp; pp = &(*pp)->next) {
+		if (*pp == df) {
+			*pp = df->next;
+			break;
+		}
+	}
+	dev->open.count--;
+	free(df);
+	if (dev->away.unplugged && !dev->open.count) {
+		log_info("the last file closed: removing /dev/%s", dev->name);
+		loop_quit(dev->loop, 0);
+	}
+	device_linger_update(dev);
+	/* a released queue may let another file's read() start */
+	device_wake_all(dev);
+	device_changed(dev);
+}
+
+void requests_release(void *ctx, void *data)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	device_channels_close(df);
+	while (df->parked) { /* CUSE answers every request before release */
+		struct parked *p = df->parked;
+		df->parked = p->next;
+		device_parked_fail(p, EINTR);
+	}
+	if (dev->share.bufshare)
+		bufshare_forget(dev->share.bufshare, df);
+	/* a call of the file may still wait for the camera: the file goes
+	 * when it ends, as the kernel's release waits for ioctls in progress */
+	bool running = calls_release_file(dev, df);
+	df->cuse = NULL;
+	if (running) {
+		df->releasing = true;
+		return;
+	}
+	requests_release_finish(dev, df);
+}
+
+/* The buffer socket opens to whoever may open the node (udev may have
+ * changed its group or ACL since the last HELLO). */
+static void bufshare_sync_node(struct device *dev)
+{
+	char node[sizeof(dev->name) + 8];
+	snprintf(node, sizeof(node), "/dev/%s", dev->name);
+	int r = bufshare_follow_node(dev->share.bufshare, node);
+	if (r < 0 && !dev->share.warned) {
+		dev->share.warned = true;
+		log_warn("buffer socket: cannot give it the permissions of %s: %s", node,
+			 strerror(-r));
+	}
+}
+
+static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+		      unsigned int cmd, void *arg, void *extra, size_t extra_len);
+
+/* Every CUSE request of a file first runs the QBUFs posted for its
+ * process's queue, revokes its fast-path rings (what they published, and
+ * the QBUF answers they keep, may be about to change) and republishes
+ * after. */
+void requests_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
+		     void *extra, size_t extra_len)
+{
+	struct dev_file *df = data;
+	device_rings_apply_proc(df);
+	device_rings_revoke(df);
+	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
+	device_rings_publish(df);
+}
+
+static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+		      unsigned int cmd, void *arg, void *extra, size_t extra_len)
+{
+	dev->stats.cuse_requests++;
+	if (dev->away.unplugged) {
+		cuse_reply_error(req, ENODEV);
+		return;
+	}
+	if (cmd == UVCUSE_IOC_HELLO) {
+		int r = dev->share.bufshare ? bufshare_hello(dev->share.bufshare, df, cuse_req_pid(req),
+						       cuse_req_uid(req), arg)
+				      : -ENOTTY;
+		if (r == 0)
+			bufshare_sync_node(dev);
+		cuse_reply_ioctl(req, r, arg);
+		return;
+	}
+	if (cmd == UVCUSE_IOC_SET_FLAGS) {
+		const struct uvcuse_file_flags *ff = arg;
+		if (ff->magic != UVCUSE_MAGIC) {
+			cuse_reply_ioctl(req, -EINVAL, arg);
+			return;
+		}
+		int flags = cuse_file_flags(df->cuse) & ~O_NONBLOCK;
+		cuse_file_set_flags(df->cuse, flags | ((int)ff->flags & O_NONBLOCK));
+		cuse_reply_ioctl(req, 0, arg);
+		return;
+	}
+	if (dev->node.async && node_uses_camera(cmd)) {
+		calls_ioctl(dev, df, req, cmd, arg, extra, extra_len);
+		return;
+	}
+	/* The library's DQBUF: a USERPTR frame stays in the buffer's staging
+	 * memory, which the library fetches through the buffer socket. */
+	bool staged = cmd == UVCUSE_IOC_DQBUF_STAGED;
+	if (staged)
+		cmd = VIDIOC_DQBUF;
+	const void *out = NULL;
+	size_t out_len = 0;
+	unsigned events = dev->node.events_queued;
+	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len, device_file_nonblocking(df),
+			     staged ? NULL : &out, &out_len);
+	if (res == NODE_WAIT && _IOC_SIZE(cmd) > sizeof(((struct parked *)NULL)->arg))
+		res = -EINVAL; /* cannot happen: only DQBUF and DQEVENT wait */
+	if (res == NODE_WAIT) {
+		struct parked *p = calloc(1, sizeof(*p));
+		if (!p) {
+			cuse_reply_ioctl(req, -ENOMEM, arg);
+			return;
+		}
+		p->req = req;
+		p->cmd = cmd;
+		p->staged = staged;
+		memcpy(&p->arg, arg, _IOC_SIZE(cmd));
+		park(df, p);
+		return;
+	}
+	if (res == 0 && cmd == VIDIOC_STREAMON && dev->stream.committing) {
+		/* answered when the camera took the commit (or refused it) */
+		struct parked *p = calloc(1, sizeof(*p));
+		if (p) {
+			p->req = req;
+			p->cmd = cmd;
+			p->streamon = true;
+			memcpy(&p->arg, arg, sizeof(int));
+			park(df, p);
+			device_changed(dev);
+			return;
+		}
+	}
+	if (res == 0 && cmd == VIDIOC_QUERYBUF &&
+	    ((struct v4l2_buffer *)arg)->memory == V4L2_MEMORY_MMAP)
+		note_mmap_query(df, req);
+	if (res == 0 && cmd == VIDIOC_REQBUFS && !((struct v4l2_requestbuffers *)arg)->count)
+		hint_mmap(dev, df);
+	if (res == 0) /* an app set controls: remember them (arg dies with the reply) */
+		settings_store_note(dev->settings, cmd, arg, extra);
+	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
+	/* A parked DQBUF of this or another thread must see a stream that
+	 * stopped or buffers that vanished (vb2 wakes its waiters); events
+	 * queued (a control set, a subscription) wake DQEVENT and POLLPRI. */
+	if ((res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS)) ||
+	    dev->node.events_queued != events)
+		device_wake_all(dev);
+	if (res == 0 && (cmd == VIDIOC_S_FMT || cmd == VIDIOC_S_PARM || cmd == VIDIOC_STREAMON ||
+			 cmd == VIDIOC_STREAMOFF))
+		device_changed(dev);
+}
+
+void requests_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	const uint8_t *buf;
+	size_t len;
+	dev->stats.cuse_requests++;
+	if (dev->away.unplugged) {
+		cuse_reply_error(req, ENODEV);
+		return;
+	}
+	device_rings_apply_proc(df);
+	device_rings_revoke(df); /* read() emulation takes the queue */
+	int res = node_read(&dev->node, &df->nf, size, off == 0, flags & O_NONBLOCK, &buf, &len);
+	if (res == NODE_WAIT) {
+		struct parked *p = calloc(1, sizeof(*p));
+		if (!p) {
+			cuse_reply_error(req, ENOMEM);
+			return;
+		}
+		p->req = req;
+		p->is_read = true;
+		p->size = size;
+		park(df, p);
+		return;
+	}
+	if (res < 0) {
+		cuse_reply_error(req, -res);
+		return;
+	}
+	cuse_reply_read(req, buf, len);
+	node_read_done(&dev->node, &df->nf, len);
+}
+
+unsigned requests_poll(void *ctx, void *data, unsigned requested)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	dev->stats.cuse_requests++;
+	if (dev->away.unplugged) /* as v4l2_poll on an unregistered node */
+		return POLLERR | POLLHUP | POLLPRI;
+	device_rings_apply_proc(df);
+	device_rings_apply(df); /* entries taken are no longer done buffers */
+	unsigned events = node_poll(&dev->node, &df->nf, requested);
+	device_rings_publish(df);
+	return events;
+}
+
+void requests_interrupt(void *ctx, void *data, struct cuse_req *req)
+{
+	struct dev_file *df = data;
+	if (calls_interrupt(ctx, req))
+		return;
+	for (struct parked **pp = &df->parked; *pp; pp = &(*pp)->next) {
+		struct parked *p = *pp;
+		if (p->req == req) {
+			*pp = p->next;
+			cuse_reply_error(req, EINTR);
+			free(p);
+			return;
+		}
+	}
+}
+
+/* A USERPTR DQBUF answered with frame bytes that never reached the app:
+ * the buffer goes back, done, rather than being lost until STREAMOFF. */
+void requests_answer_lost(void *ctx, void *data, unsigned int cmd, const void *arg)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	if (cmd != VIDIOC_DQBUF || !df || !df->nf.proc)
+		return;
+	const struct v4l2_buffer *b = arg;
+	log_debug("DQBUF of buffer %u not delivered (interrupted): it stays done", b->index);
+	/* No wake-up from here (we may be inside a reply): a DQBUF parked
+	 * meanwhile gets it with the next frame, in order. */
+	node_dqbuf_lost(&dev->node, &df->nf, b);
+}
+
