@@ -1,0 +1,75 @@
+/* `uvcuse --list` (see camera_list.h), as the node would enumerate each
+ * camera's formats without conversion. */
+#include "service/camera_list.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "usb/usb.h"
+#include "v4l2/formats.h"
+
+static void print_intervals(const struct uvc_streaming *s, uint32_t fourcc, unsigned w, unsigned h)
+{
+	struct v4l2_frmivalenum fi = { .pixel_format = fourcc, .width = w, .height = h };
+	for (fi.index = 0; fmt_enum_frameintervals(s, &fi) == 0; fi.index++) {
+		if (fi.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
+			printf(" %.3f", (double)fi.discrete.denominator / fi.discrete.numerator);
+		} else {
+			printf(" %.3f-%.3f", (double)fi.stepwise.max.denominator / fi.stepwise.max.numerator,
+			       (double)fi.stepwise.min.denominator / fi.stepwise.min.numerator);
+			break;
+		}
+	}
+}
+
+static int list_one(void *data, const struct usb_camera_id *id, const struct uvc_camera *model,
+		    const char *parse_error)
+{
+	unsigned *count = data;
+	(*count)++;
+	printf("%04x:%04x %s (port %s) '%s'", id->vid, id->pid, id->bus_info, id->port_path,
+	       id->product[0] ? id->product : "UVC Camera");
+	if (id->serial[0])
+		printf(" serial %s", id->serial);
+	char identity[192];
+	if (usb_camera_identity(id, identity, sizeof(identity)) == 0)
+		printf(" identity %s", identity);
+	printf("\n");
+	if (!model) {
+		printf("  descriptors do not parse: %s\n", parse_error ? parse_error : "?");
+		return 0;
+	}
+	for (unsigned si = 0; si < model->n_streams; si++) {
+		const struct uvc_streaming *s = &model->streams[si];
+		struct v4l2_fmtdesc fd = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		for (fd.index = 0; fmt_enum(s, &fd) == 0; fd.index++) {
+			printf("  %.4s '%s'%s\n", (const char *)&fd.pixelformat, fd.description,
+			       fd.flags & V4L2_FMT_FLAG_COMPRESSED ? " (compressed)" : "");
+			struct v4l2_frmsizeenum fs = { .pixel_format = fd.pixelformat };
+			for (fs.index = 0; fmt_enum_framesizes(s, &fs) == 0; fs.index++) {
+				printf("    %ux%u fps", fs.discrete.width, fs.discrete.height);
+				print_intervals(s, fd.pixelformat, fs.discrete.width, fs.discrete.height);
+				printf("\n");
+			}
+		}
+	}
+	return 0;
+}
+
+int camera_list_print(void)
+{
+	struct usb_ctx *usb;
+	int err = usb_ctx_new(NULL, &usb);
+	if (err) {
+		log_error("cannot use libusb: %s", strerror(-err));
+		return 1;
+	}
+	unsigned count = 0;
+	usb_enumerate(usb, list_one, &count);
+	usb_ctx_free(usb);
+	if (!count)
+		printf("no UVC camera found\n");
+	return 0;
+}
+

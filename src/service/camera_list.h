@@ -1,0 +1,9 @@
+/* `uvcuse --list`: the UVC cameras plugged in, their identities, formats,
+ * sizes and rates. */
+#ifndef UVCUSE_SERVICE_CAMERA_LIST_H
+#define UVCUSE_SERVICE_CAMERA_LIST_H
+
+/* Prints the list; returns the exit status. */
+int camera_list_print(void);
+
+#endif
