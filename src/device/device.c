@@ -64,49 +64,75 @@ static const struct cuse_server_ops cuse_ops = {
 
 /* --- set-up ------------------------------------------------------------ */
 
-static uint32_t running_kernel_version(void)
+/* The node over the camera: its identity, its controls with the flags the
+ * camera reports, the start-up probe, as uvcvideo reads them when it binds. */
+static int node_setup(struct device *dev, const struct device_config *cfg)
 {
-	struct utsname u;
-	unsigned a = 0, b = 0, c = 0;
-	if (uname(&u) == 0)
-		sscanf(u.release, "%u.%u.%u", &a, &b, &c);
-	return KERNEL_VERSION(a, b, c > 255 ? 255 : c);
+	const struct usb_camera_id *id = usb_camera_id(dev->cam);
+	struct node_identity ident;
+	startup_identity(id, &ident);
+	struct ctrls *ctrls = malloc(sizeof(*ctrls));
+	if (!ctrls)
+		return -ENOMEM;
+	startup_controls(dev->cam, ctrls);
+	struct uvc_probe probe;
+	startup_probe(dev->cam, &probe);
+	uvc_assembler_init(&dev->frames.assembler, frames_on_frame, dev);
+	dev->frames.assembler.need_buffer = frames_need_buffer;
+	int res = node_init(&dev->node, usb_camera_model(dev->cam), &ident, &probe, &node_ops, dev,
+			    &device_mem_ops, dev);
+	if (res) {
+		log_error("camera %04x:%04x has no format V4L2 knows", id->vid, id->pid);
+		free(ctrls);
+		return res;
+	}
+	dev->node.ctrls = *ctrls;
+	free(ctrls);
+	dev->node.convert = cfg->convert;
+	dev->node.exclusive = cfg->exclusive;
+	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
+	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
+	return 0;
 }
 
-/* The start-up probe, as uvc_video_init: SET_CUR with the camera's
- * defaults (GET_DEF) when it has them, then GET_CUR. */
-static void startup_probe(struct device *dev, struct uvc_probe *probe)
+/* The CUSE node /dev/NAME, from which apps' requests come. */
+static int register_node(struct device *dev, const struct device_config *cfg)
 {
-	struct uvc_probe def;
-	memset(probe, 0, sizeof(*probe));
-	if (usb_probe_get(dev->cam, 0, UVC_GET_DEF, &def) == 0)
-		usb_probe_set(dev->cam, 0, false, &def);
-	if (usb_probe_get(dev->cam, 0, UVC_GET_CUR, probe) < 0)
-		log_warn("camera refuses GET_CUR of the probe control: starting with its first format");
+	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
+	int res = cuse_server_new(dev->loop, &cc, &cuse_ops, dev, &dev->cuse);
+	if (res == -EEXIST)
+		log_error("name %s is taken (/dev/%s exists)", cfg->name, cfg->name);
+	else if (res == -ENOENT)
+		log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
+	else if (res)
+		log_error("cannot register /dev/%s: %s", cfg->name, strerror(-res));
+	return res;
 }
 
-/* The camera's controls with the flags it reports (GET_INFO of each), read
- * before the start-up probe as uvcvideo does when it binds. */
-static void startup_controls(struct device *dev, struct ctrls *c)
+/* What the device watches while it serves: the status endpoint, the
+ * linger timer, the camera leaving and coming back; and /dev/kmsg for
+ * LOG_STATUS, opened once, now, before any privilege drop (log_status.c). */
+static void watch_camera(struct device *dev, const struct device_config *cfg)
 {
-	struct ctrls_request r;
-	unsigned failed = 0;
-	if (ctrls_init(c, usb_camera_model(dev->cam))) {
-		log_warn("too many controls: the camera is served without controls");
-		memset(c, 0, sizeof(*c));
-		return;
+	const struct usb_camera_id *id = usb_camera_id(dev->cam);
+	dev->log.kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	if (dev->log.kmsg < 0)
+		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
+	device_status_start(dev);
+	dev->away.linger = cfg->linger;
+	if (dev->away.linger) {
+		dev->away.linger_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (dev->away.linger_fd < 0 ||
+		    loop_add(dev->loop, dev->away.linger_fd, EPOLLIN, device_on_linger, dev) < 0)
+			log_warn("linger timer: %s: the node stays while the camera is away",
+				 strerror(errno));
 	}
-	while (ctrls_next_info(c, &r)) {
-		uint8_t info = 0;
-		int res = usb_query_ctrl(dev->cam, UVC_GET_INFO, r.entity, r.selector, &info, 1);
-		if (res < 0)
-			failed++;
-		ctrls_feed(c, &r, &info, res);
-	}
-	if (failed)
-		log_warn("GET_INFO refused for %u of %u controls: using uvcvideo's flags for them",
-			 failed, c->n_uvc);
-	log_debug("%u UVC controls, %u V4L2 controls", c->n_uvc, c->n_maps);
+	/* the daemon hears of an unplug and of the camera coming back from
+	 * udev through libusb (without udevd, unplugs still show in requests) */
+	int res = usb_ctx_watch(dev->usb, id->vid, id->pid, device_on_camera_arrived,
+				device_on_camera_left, dev);
+	if (res)
+		log_debug("no USB hotplug events (%s)", strerror(-res));
 }
 
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
@@ -118,139 +144,40 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->loop = loop;
 	dev->usb = usb;
 	dev->away.linger_fd = -1;
+	dev->log.kmsg = -1;
 	dev->on_change = cfg->on_change;
 	dev->change_data = cfg->change_data;
-	char err[256] = "";
-	int res = usb_camera_open(usb, &cfg->match, &dev->cam, err, sizeof(err));
-	if (res) {
-		/* say which camera was asked for: "... (asked for serial X)" */
-		const struct usb_match *m = &cfg->match;
-		char what[200] = "";
-		size_t w = 0;
-		if (m->by_id)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, " device %04x:%04x", m->vid, m->pid);
-		if (m->port_path && w < sizeof(what))
-			w += (size_t)snprintf(what + w, sizeof(what) - w, " bus path %s", m->port_path);
-		if (m->serial && w < sizeof(what))
-			snprintf(what + w, sizeof(what) - w, " serial %s", m->serial);
-		if (what[0])
-			log_error("%s (asked for%s)", err[0] ? err : strerror(-res), what);
-		else
-			log_error("%s", err[0] ? err : strerror(-res));
-		free(dev);
-		return res;
-	}
-	const struct usb_camera_id *id = usb_camera_id(dev->cam);
-	const char *quirk_entry;
-	uint32_t quirks = usb_camera_apply_quirks(dev->cam, cfg->has_quirks ? &cfg->quirks : NULL,
-						  &quirk_entry);
-	if (quirks || quirk_entry || cfg->has_quirks) {
-		char names[256];
-		uvc_quirks_format(quirks, names, sizeof(names));
-		log_info("quirks: %s (%s%s)", names,
-			 cfg->has_quirks ? "set by the configuration" : "uvcvideo's device table: ",
-			 cfg->has_quirks ? "" : quirk_entry ? quirk_entry : "no entry");
-		if (quirks & ~UVC_QUIRKS_APPLIED) {
-			uvc_quirks_format(quirks & ~UVC_QUIRKS_APPLIED, names, sizeof(names));
-			log_warn("quirks uvcuse does not apply yet: %s", names);
-		}
-	}
-	struct node_identity ident = { .version = running_kernel_version() };
-	/* cut to the V4L2 fields' size, as the kernel's strscpy does */
-	if (id->product[0])
-		memcpy(ident.card, id->product, sizeof(ident.card) - 1);
-	else
-		snprintf(ident.card, sizeof(ident.card), "UVC Camera (%04x:%04x)", id->vid, id->pid);
-	/* uvcvideo (6.1) tells a device's functions apart by their name: ": "
-	 * and the string, whenever the function has one, even unreadable */
-	if (id->function_index) {
-		size_t n = strlen(ident.card);
-		if (n + 2 < sizeof(ident.card)) {
-			memcpy(ident.card + n, ": ", 3);
-			n += 2;
-		}
-		/* whole characters only, as the kernel's usb_string() writes it */
-		for (const char *s = id->function; *s;) {
-			size_t c = 1;
-			while ((s[c] & 0xc0) == 0x80)
-				c++;
-			if (n + c >= sizeof(ident.card))
-				break;
-			memcpy(ident.card + n, s, c);
-			n += c;
-			s += c;
-		}
-		ident.card[n] = '\0';
-	}
-	memcpy(ident.bus_info, id->bus_info, sizeof(ident.bus_info) - 1);
-
-	struct ctrls *ctrls = malloc(sizeof(*ctrls));
-	if (!ctrls) {
-		usb_camera_close(dev->cam);
-		free(dev);
-		return -ENOMEM;
-	}
-	startup_controls(dev, ctrls);
-	struct uvc_probe probe;
-	startup_probe(dev, &probe);
-	uvc_assembler_init(&dev->frames.assembler, frames_on_frame, dev);
-	dev->frames.assembler.need_buffer = frames_need_buffer;
-	res = node_init(&dev->node, usb_camera_model(dev->cam), &ident, &probe, &node_ops, dev,
-			&device_mem_ops, dev);
-	if (res) {
-		log_error("camera %04x:%04x has no format V4L2 knows", id->vid, id->pid);
-		free(ctrls);
-		usb_camera_close(dev->cam);
-		free(dev);
-		return res;
-	}
-	dev->node.ctrls = *ctrls;
-	free(ctrls);
-	dev->node.convert = cfg->convert;
-	dev->node.exclusive = cfg->exclusive;
 	dev->frames.convert_threads = cfg->convert_threads;
-	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
-	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
+	int res = startup_open_camera(usb, &cfg->match, &dev->cam);
+	if (res) {
+		free(dev);
+		return res;
+	}
+	startup_quirks(dev->cam, cfg->has_quirks ? &cfg->quirks : NULL);
+	res = node_setup(dev, cfg);
+	if (res) {
+		usb_camera_close(dev->cam);
+		free(dev);
+		return res;
+	}
 	/* saved controls go to the camera before any app can open the node */
+	const struct usb_camera_id *id = usb_camera_id(dev->cam);
 	struct settings_camera scam = { .vid = id->vid, .pid = id->pid, .serial = id->serial,
 					.port_path = id->port_path, .product = id->product };
 	settings_store_open(loop, &dev->node, &cfg->settings, &scam, &dev->settings);
 	/* from here on clients may come: camera requests no longer block */
 	dev->node.async = true;
-	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
-	res = cuse_server_new(loop, &cc, &cuse_ops, dev, &dev->cuse);
+	res = register_node(dev, cfg);
 	if (res) {
-		if (res == -EEXIST)
-			log_error("name %s is taken (/dev/%s exists)", cfg->name, cfg->name);
-		else if (res == -ENOENT)
-			log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
-		else
-			log_error("cannot register /dev/%s: %s", cfg->name, strerror(-res));
 		settings_store_close(dev->settings);
 		node_destroy(&dev->node);
 		usb_camera_close(dev->cam);
 		free(dev);
 		return res;
 	}
-	/* Opened once, now, before any privilege drop (see status_log). */
-	dev->log.kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
-	if (dev->log.kmsg < 0)
-		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
-	device_status_start(dev);
-	dev->away.linger = cfg->linger;
-	if (dev->away.linger) {
-		dev->away.linger_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (dev->away.linger_fd < 0 || loop_add(loop, dev->away.linger_fd, EPOLLIN, device_on_linger, dev) < 0)
-			log_warn("linger timer: %s: the node stays while the camera is away",
-				 strerror(errno));
-	}
-	/* the daemon hears of an unplug and of the camera coming back from
-	 * udev through libusb (without udevd, unplugs still show in requests) */
-	res = usb_ctx_watch(usb, id->vid, id->pid, device_on_camera_arrived, device_on_camera_left, dev);
-	if (res)
-		log_debug("no USB hotplug events (%s)", strerror(-res));
-	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, ident.card,
+	watch_camera(dev, cfg);
+	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, dev->node.id.card,
 		 id->bus_info, cfg->name);
 	*out = dev;
 	return 0;

@@ -240,6 +240,20 @@ struct device {
 /* Tells the owner (STATUS=, the status socket) that something changed. */
 void device_changed(struct device *dev);
 
+/* --- startup.c: the camera opened and read, synchronously ------------------- */
+
+/* usb_camera_open, the error logged with the camera asked for. */
+int startup_open_camera(struct usb_ctx *usb, const struct usb_match *match,
+			struct usb_camera **cam);
+/* uvcvideo's quirks for the camera (override: the configuration's). */
+void startup_quirks(struct usb_camera *cam, const uint32_t *override);
+/* The node's card, bus_info and version, as uvcvideo gives them. */
+void startup_identity(const struct usb_camera_id *id, struct node_identity *ident);
+/* The controls with the flags the camera reports (GET_INFO of each). */
+void startup_controls(struct usb_camera *cam, struct ctrls *c);
+/* The start-up probe, as uvc_video_init. */
+void startup_probe(struct usb_camera *cam, struct uvc_probe *probe);
+
 /* --- requests.c: the apps' requests through CUSE ----------------------------- */
 
 /* The cuse_server_ops. */
