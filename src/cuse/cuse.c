@@ -68,7 +68,7 @@ struct cuse_req {
 	struct cuse_file *file;
 	enum req_kind kind;
 	/* ioctl */
-	const struct cuse_ioctl_desc *desc;
+	struct cuse_ioctl_desc desc;
 	unsigned long user_arg;
 	struct iovec out_iov[1 + CUSE_IOCTL_MAX_EXTRA];
 	size_t out_src[1 + CUSE_IOCTL_MAX_EXTRA];
@@ -198,7 +198,7 @@ void cuse_reply_read(struct cuse_req *req, const void *data, size_t len)
 
 void cuse_reply_ioctl(struct cuse_req *req, int result, const void *arg)
 {
-	const struct cuse_ioctl_desc *d = req->desc;
+	const struct cuse_ioctl_desc *d = &req->desc;
 	if (arg && arg != req->block && d->size)
 		memmove(req->block, arg, d->size);
 	if (result < 0 && !(d->flags & CUSE_IOCTL_ALWAYS_COPY)) {
@@ -295,7 +295,7 @@ static void answer_keep(struct cuse_file *f, struct pending_answer *a)
 void cuse_reply_ioctl_data(struct cuse_req *req, int result, const void *arg,
 			   unsigned long user_addr, const void *data, size_t len)
 {
-	const struct cuse_ioctl_desc *d = req->desc;
+	const struct cuse_ioctl_desc *d = &req->desc;
 	if (result < 0 || len == 0) {
 		cuse_reply_ioctl(req, result, arg);
 		return;
@@ -496,7 +496,9 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 	unsigned long user_arg = (unsigned long)(uintptr_t)arg;
 
 	/* 32-bit callers' structs differ (pointers, time): not served. */
-	const struct cuse_ioctl_desc *d = (flags & FUSE_IOCTL_COMPAT) ? NULL : cuse_ioctl_find(cmd);
+	struct cuse_ioctl_desc desc;
+	const struct cuse_ioctl_desc *d =
+		!(flags & FUSE_IOCTL_COMPAT) && s->ops->ioctl_desc(s->ctx, cmd, &desc) ? &desc : NULL;
 	if (!d) {
 		/* As the V4L2 core (video_usercopy): what the caller passes in
 		 * is copied before the command is looked at, so a bad pointer is
@@ -557,7 +559,7 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	r->desc = d;
+	r->desc = *d;
 	r->user_arg = user_arg;
 	r->n_out = plan.n_out;
 	memcpy(r->out_iov, plan.out_iov, sizeof(plan.out_iov));

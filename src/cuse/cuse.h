@@ -20,16 +20,22 @@ struct loop;
 struct cuse_server;
 struct cuse_file; /* one open file of the node, owned by the server */
 struct cuse_req;  /* one request */
+struct cuse_ioctl_desc; /* an ioctl's argument layout (ioctl_table.h) */
 
 struct cuse_server_ops {
+	/* The argument layout of cmd (size, direction, embedded pointers):
+	 * true with *desc filled, or false for a command the owner does not
+	 * serve (ENOTTY, the caller's memory untouched but as the V4L2 core
+	 * copies it). The server knows no command of its own. */
+	bool (*ioctl_desc)(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc);
 	/* open(2); flags are the open flags (O_NONBLOCK...). Returns 0 with
 	 * *data set to the caller's per-file state, or -errno. */
 	int (*open)(void *ctx, struct cuse_file *file, int flags, void **data);
 	/* The last close. No request of the file is pending any more. */
 	void (*release)(void *ctx, void *data);
 	/* An ioctl whose argument the server has already copied in: arg holds
-	 * the table's size for cmd (zeros for _IOR ones), extra the embedded
-	 * data the table asked for (NULL when none). The callee may change
+	 * the layout's size for cmd (zeros for _IOR ones), extra the embedded
+	 * data the layout asked for (NULL when none). The callee may change
 	 * arg; cuse_reply_ioctl() copies it out. */
 	void (*ioctl)(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
 		      void *extra, size_t extra_len);

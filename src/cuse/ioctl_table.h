@@ -1,12 +1,15 @@
-/* The one table of ioctls the node answers: for each command its argument
- * size, direction (from _IOC_DIR), and the user memory it points to, so one
- * marshalling routine (cuse/cuse.c) serves every ioctl through CUSE's
- * unrestricted-ioctl retry protocol. Pure: unit-tested without libfuse. */
+/* An ioctl's argument layout (its size, its direction from _IOC_DIR, the
+ * user memory it points to), as the server's owner describes it
+ * (cuse_server_ops.ioctl_desc: the node's table, src/v4l2/ioctls.c), and
+ * the planner that carries any such layout through CUSE's
+ * unrestricted-ioctl retry protocol, so one marshalling routine
+ * (cuse/cuse.c) serves every ioctl. Pure: unit-tested without libfuse. */
 #ifndef UVCUSE_CUSE_IOCTL_TABLE_H
 #define UVCUSE_CUSE_IOCTL_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 
 #define CUSE_IOCTL_ALWAYS_COPY (1u << 0) /* copy arg out also on error */
@@ -37,11 +40,17 @@ struct cuse_ioctl_desc {
 	int (*regions)(const void *arg, struct iovec *iov, bool *out, unsigned max);
 };
 
-/* The entry for cmd, or NULL: the server answers ENOTTY without touching
- * the caller's memory. */
-const struct cuse_ioctl_desc *cuse_ioctl_find(unsigned int cmd);
-/* The whole table (for tests and debug listings). */
-const struct cuse_ioctl_desc *cuse_ioctl_table(size_t *count);
+/* The layout of cmd: its size from the command, and regions (NULL: none). */
+static inline struct cuse_ioctl_desc cuse_ioctl_describe(unsigned int cmd, const char *name,
+							 bool copy_on_error,
+							 int (*regions)(const void *arg,
+									struct iovec *iov,
+									bool *out, unsigned max))
+{
+	return (struct cuse_ioctl_desc){ .cmd = cmd, .name = name, .size = _IOC_SIZE(cmd),
+					 .flags = copy_on_error ? CUSE_IOCTL_ALWAYS_COPY : 0,
+					 .regions = regions };
+}
 
 /* The marshalling plan for one round of the retry protocol: given what the
  * kernel sent (in_bufsz bytes in in_buf, out_bufsz room), either the call

@@ -107,7 +107,7 @@ static void call_free(struct camera_call *c)
 
 /* The head call answered: its reply (if its caller still waits), what an
  * answered ioctl brings about, and the release it held back. */
-static void call_done(struct device *dev, struct camera_call *c, int res, unsigned events)
+static void call_done(struct device *dev, struct camera_call *c, int res)
 {
 	struct dev_file *df = c->df;
 	void *arg = c->work, *extra = c->extra_len ? c->work + c->arg_size : NULL;
@@ -129,8 +129,7 @@ static void call_done(struct device *dev, struct camera_call *c, int res, unsign
 			cuse_reply_ioctl(c->req, res, c->req_arg);
 		}
 	}
-	if (dev->node.events_queued != events)
-		device_wake_all(dev);
+	device_wake_if_due(dev); /* the call queued events */
 	if (df && res == 0 && (c->cmd == VIDIOC_S_FMT || c->cmd == VIDIOC_S_PARM))
 		device_changed(dev);
 	if (df && df->releasing) {
@@ -152,7 +151,6 @@ static void calls_pump(struct device *dev)
 	dev->calls.pumping = true;
 	while (dev->calls.queue && !dev->calls.inflight) {
 		struct camera_call *c = dev->calls.queue;
-		unsigned events = dev->node.events_queued;
 		int res;
 		if (c->arg_size + c->extra_len) /* a status event has none */
 			memcpy(c->work, c->orig, c->arg_size + c->extra_len);
@@ -186,7 +184,7 @@ static void calls_pump(struct device *dev)
 			continue;
 		}
 		dev->calls.queue = c->next;
-		call_done(dev, c, res, events);
+		call_done(dev, c, res);
 		call_free(c);
 	}
 	dev->calls.pumping = false;
@@ -204,7 +202,7 @@ static void on_call_answer(void *opaque, int result, const uint8_t *answer)
 		dev->calls.queue = c->next;
 		if (c->req)
 			cuse_reply_ioctl(c->req, -ENOMEM, c->req_arg);
-		call_done(dev, c, -ENOMEM, dev->node.events_queued);
+		call_done(dev, c, -ENOMEM);
 		call_free(c);
 	}
 	calls_pump(dev);

@@ -50,9 +50,11 @@ static const struct node_ops node_ops = {
 	.buffer_queued = frames_buffer_queued,
 	.ctrl_request = streaming_ctrl_request,
 	.log_status = log_status_run,
+	.waiters_changed = requests_waiters_changed,
 };
 
 static const struct cuse_server_ops cuse_ops = {
+	.ioctl_desc = requests_ioctl_desc,
 	.open = requests_open,
 	.release = requests_release,
 	.ioctl = requests_ioctl,

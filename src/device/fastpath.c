@@ -228,7 +228,6 @@ static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan
 	}
 	if (!channel_alive(df, ch))
 		return; /* its ring broke the protocol: closed */
-	unsigned events = dev->node.events_queued;
 	int res = node_ioctl(&dev->node, &df->nf, cmd, &b, NULL, 0, device_file_nonblocking(df),
 			     NULL, NULL);
 	if (res == NODE_WAIT) {
@@ -246,7 +245,7 @@ static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan
 		return;
 	}
 	device_channel_reply(dev, df, ch, cmd, &b, res);
-	if (dev->node.events_queued != events)
+	if (dev->open.wake_due)
 		device_wake_all(dev);
 	else
 		device_rings_publish(df);

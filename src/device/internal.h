@@ -19,6 +19,7 @@ struct bufshare;
 struct channel;
 struct chan_ring;
 struct cuse_file;
+struct cuse_ioctl_desc;
 struct cuse_req;
 struct cuse_server;
 struct loop;
@@ -129,6 +130,9 @@ struct dev_files {
 	struct dev_file *list;
 	unsigned count;
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
+	/* the node said waiting requests may get another answer
+	 * (node_ops.waiters_changed): they run again after the current one */
+	bool wake_due;
 };
 
 /* The preload library's buffer socket (fastpath.c, streaming.c). */
@@ -265,6 +269,12 @@ void requests_read(void *dev, void *file, struct cuse_req *req, size_t size, off
 unsigned requests_poll(void *dev, void *file, unsigned requested);
 void requests_interrupt(void *dev, void *file, struct cuse_req *req);
 void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *arg);
+/* cuse_server_ops.ioctl_desc: the private ioctls, then the node's table. */
+bool requests_ioctl_desc(void *dev, unsigned int cmd, struct cuse_ioctl_desc *desc);
+/* node_ops.waiters_changed: the waiting requests run again once the
+ * current request is answered (device_wake_if_due). */
+void requests_waiters_changed(void *dev);
+void device_wake_if_due(struct device *dev);
 /* The rest of a release, once no call of the file runs. */
 void requests_release_finish(struct device *dev, struct dev_file *df);
 /* A file's O_NONBLOCK as the daemon knows it. */

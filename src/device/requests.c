@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/loop.h"
 #include "cuse/cuse.h"
+#include "cuse/ioctl_table.h"
 #include "device/internal.h"
 #include "settings/settings_store.h"
 #include "share/bufshare.h"
@@ -30,6 +31,7 @@
 #include "uvc/payload.h"
 #include "uvc/quirks.h"
 #include "uvc/status.h"
+#include "v4l2/ioctls.h"
 #include "v4l2/node.h"
 
 
@@ -148,6 +150,7 @@ static void answer_parked(struct device *dev, struct dev_file *df, struct parked
  * again, and wake pollers. */
 void device_wake_all(struct device *dev)
 {
+	dev->open.wake_due = false;
 	for (struct dev_file *df = dev->open.list; df; df = df->next) {
 		/* a parked DQBUF takes the queue's head, which a ring may hold */
 		if (df->parked)
@@ -256,21 +259,102 @@ static void bufshare_sync_node(struct device *dev)
 	}
 }
 
-static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
-		      unsigned int cmd, void *arg, void *extra, size_t extra_len);
+/* The preload library's private ioctls (include/uvcuse/uvcuse.h): the
+ * device answers them, the node knows nothing of them. DQBUF_STAGED is
+ * the node's DQBUF with the frame left in staging memory. */
+static const struct {
+	unsigned int cmd;
+	const char *name;
+} private_ioctls[] = {
+	{ UVCUSE_IOC_HELLO, "UVCUSE_IOC_HELLO" },
+	{ UVCUSE_IOC_SET_FLAGS, "UVCUSE_IOC_SET_FLAGS" },
+	{ UVCUSE_IOC_DQBUF_STAGED, "UVCUSE_IOC_DQBUF_STAGED" },
+};
 
-/* Every CUSE request of a file first runs the QBUFs posted for its
- * process's queue, revokes its fast-path rings (what they published, and
- * the QBUF answers they keep, may be about to change) and republishes
- * after. */
-void requests_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
-		     void *extra, size_t extra_len)
+bool requests_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc)
 {
-	struct dev_file *df = data;
-	device_rings_apply_proc(df);
-	device_rings_revoke(df);
-	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
-	device_rings_publish(df);
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(private_ioctls) / sizeof(private_ioctls[0]); i++) {
+		if (private_ioctls[i].cmd == cmd) {
+			*desc = cuse_ioctl_describe(cmd, private_ioctls[i].name, false, NULL);
+			return true;
+		}
+	}
+	const struct node_ioctl *info = node_ioctl_find(cmd);
+	if (!info)
+		return false;
+	*desc = cuse_ioctl_describe(cmd, info->name, info->flags & NODE_IOC_COPY_ON_ERROR,
+				    info->regions);
+	return true;
+}
+
+void requests_waiters_changed(void *ctx)
+{
+	struct device *dev = ctx;
+	dev->open.wake_due = true;
+}
+
+void device_wake_if_due(struct device *dev)
+{
+	if (dev->open.wake_due)
+		device_wake_all(dev);
+}
+
+/* HELLO and SET_FLAGS: true when cmd was one of them (answered). */
+static bool private_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+			  unsigned int cmd, void *arg)
+{
+	if (cmd == UVCUSE_IOC_HELLO) {
+		struct bufshare *bs = dev->share.bufshare;
+		int r = bs ? bufshare_hello(bs, df, cuse_req_pid(req), cuse_req_uid(req), arg) :
+			     -ENOTTY;
+		if (r == 0)
+			bufshare_sync_node(dev);
+		cuse_reply_ioctl(req, r, arg);
+		return true;
+	}
+	if (cmd == UVCUSE_IOC_SET_FLAGS) {
+		const struct uvcuse_file_flags *ff = arg;
+		if (ff->magic != UVCUSE_MAGIC) {
+			cuse_reply_ioctl(req, -EINVAL, arg);
+			return true;
+		}
+		int flags = cuse_file_flags(df->cuse) & ~O_NONBLOCK;
+		cuse_file_set_flags(df->cuse, flags | ((int)ff->flags & O_NONBLOCK));
+		cuse_reply_ioctl(req, 0, arg);
+		return true;
+	}
+	return false;
+}
+
+/* A request that waits: a DQBUF or DQEVENT for a frame or an event, or a
+ * STREAMON for the camera to take the commit. */
+static void park_ioctl(struct dev_file *df, struct cuse_req *req, unsigned int cmd, void *arg,
+		       bool staged, bool streamon)
+{
+	struct parked *p = calloc(1, sizeof(*p));
+	if (!p) {
+		cuse_reply_ioctl(req, -ENOMEM, arg);
+		return;
+	}
+	p->req = req;
+	p->cmd = cmd;
+	p->staged = staged;
+	p->streamon = streamon;
+	memcpy(&p->arg, arg, streamon ? sizeof(int) : _IOC_SIZE(cmd));
+	park(df, p);
+}
+
+/* What an answered ioctl brings about besides its reply: the MMAP hint,
+ * the values apps set remembered (arg dies with the reply). */
+static void ioctl_answered(struct device *dev, struct dev_file *df, struct cuse_req *req,
+			   unsigned int cmd, const void *arg, const void *extra)
+{
+	if (cmd == VIDIOC_QUERYBUF && ((const struct v4l2_buffer *)arg)->memory == V4L2_MEMORY_MMAP)
+		note_mmap_query(df, req);
+	if (cmd == VIDIOC_REQBUFS && !((const struct v4l2_requestbuffers *)arg)->count)
+		hint_mmap(dev, df);
+	settings_store_note(dev->settings, cmd, arg, extra);
 }
 
 static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
@@ -281,26 +365,8 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 		cuse_reply_error(req, ENODEV);
 		return;
 	}
-	if (cmd == UVCUSE_IOC_HELLO) {
-		int r = dev->share.bufshare ? bufshare_hello(dev->share.bufshare, df, cuse_req_pid(req),
-						       cuse_req_uid(req), arg)
-				      : -ENOTTY;
-		if (r == 0)
-			bufshare_sync_node(dev);
-		cuse_reply_ioctl(req, r, arg);
+	if (private_ioctl(dev, df, req, cmd, arg))
 		return;
-	}
-	if (cmd == UVCUSE_IOC_SET_FLAGS) {
-		const struct uvcuse_file_flags *ff = arg;
-		if (ff->magic != UVCUSE_MAGIC) {
-			cuse_reply_ioctl(req, -EINVAL, arg);
-			return;
-		}
-		int flags = cuse_file_flags(df->cuse) & ~O_NONBLOCK;
-		cuse_file_set_flags(df->cuse, flags | ((int)ff->flags & O_NONBLOCK));
-		cuse_reply_ioctl(req, 0, arg);
-		return;
-	}
 	if (dev->node.async && node_uses_camera(cmd)) {
 		calls_ioctl(dev, df, req, cmd, arg, extra, extra_len);
 		return;
@@ -312,54 +378,40 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 		cmd = VIDIOC_DQBUF;
 	const void *out = NULL;
 	size_t out_len = 0;
-	unsigned events = dev->node.events_queued;
-	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len, device_file_nonblocking(df),
-			     staged ? NULL : &out, &out_len);
+	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len,
+			     device_file_nonblocking(df), staged ? NULL : &out, &out_len);
 	if (res == NODE_WAIT && _IOC_SIZE(cmd) > sizeof(((struct parked *)NULL)->arg))
 		res = -EINVAL; /* cannot happen: only DQBUF and DQEVENT wait */
-	if (res == NODE_WAIT) {
-		struct parked *p = calloc(1, sizeof(*p));
-		if (!p) {
-			cuse_reply_ioctl(req, -ENOMEM, arg);
-			return;
-		}
-		p->req = req;
-		p->cmd = cmd;
-		p->staged = staged;
-		memcpy(&p->arg, arg, _IOC_SIZE(cmd));
-		park(df, p);
+	if (res == NODE_WAIT || (res == 0 && cmd == VIDIOC_STREAMON && dev->stream.committing)) {
+		park_ioctl(df, req, cmd, arg, staged, res == 0);
+		if (res == 0)
+			device_changed(dev);
 		return;
 	}
-	if (res == 0 && cmd == VIDIOC_STREAMON && dev->stream.committing) {
-		/* answered when the camera took the commit (or refused it) */
-		struct parked *p = calloc(1, sizeof(*p));
-		if (p) {
-			p->req = req;
-			p->cmd = cmd;
-			p->streamon = true;
-			memcpy(&p->arg, arg, sizeof(int));
-			park(df, p);
-			device_changed(dev);
-			return;
-		}
-	}
-	if (res == 0 && cmd == VIDIOC_QUERYBUF &&
-	    ((struct v4l2_buffer *)arg)->memory == V4L2_MEMORY_MMAP)
-		note_mmap_query(df, req);
-	if (res == 0 && cmd == VIDIOC_REQBUFS && !((struct v4l2_requestbuffers *)arg)->count)
-		hint_mmap(dev, df);
-	if (res == 0) /* an app set controls: remember them (arg dies with the reply) */
-		settings_store_note(dev->settings, cmd, arg, extra);
+	if (res == 0)
+		ioctl_answered(dev, df, req, cmd, arg, extra);
 	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
-	/* A parked DQBUF of this or another thread must see a stream that
+	/* a parked DQBUF of this or another thread must see a stream that
 	 * stopped or buffers that vanished (vb2 wakes its waiters); events
-	 * queued (a control set, a subscription) wake DQEVENT and POLLPRI. */
-	if ((res == 0 && (cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_REQBUFS)) ||
-	    dev->node.events_queued != events)
-		device_wake_all(dev);
-	if (res == 0 && (cmd == VIDIOC_S_FMT || cmd == VIDIOC_S_PARM || cmd == VIDIOC_STREAMON ||
-			 cmd == VIDIOC_STREAMOFF))
+	 * queued (a control set, a subscription) wake DQEVENT and POLLPRI */
+	device_wake_if_due(dev);
+	const struct node_ioctl *info = node_ioctl_find(cmd);
+	if (res == 0 && info && (info->flags & NODE_IOC_STATUS))
 		device_changed(dev);
+}
+
+/* Every CUSE request of a file first runs the QBUFs posted for its
+ * process's queue, revokes its fast-path rings (what they published, and
+ * the QBUF answers they keep, may be about to change) and republishes
+ * after. */
+void requests_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cmd, void *arg,
+		    void *extra, size_t extra_len)
+{
+	struct dev_file *df = data;
+	device_rings_apply_proc(df);
+	device_rings_revoke(df);
+	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
+	device_rings_publish(df);
 }
 
 void requests_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)

@@ -77,6 +77,12 @@ struct node_ops {
 	/* VIDIOC_LOG_STATUS: log the device's state (node_log_status gives
 	 * the node's part). NULL: nothing is logged, the ioctl succeeds. */
 	void (*log_status)(void *dev);
+	/* What a waiting DQBUF, DQEVENT or poll() would get may have changed:
+	 * an event was queued, or an ioctl took the stream or the buffers
+	 * away (NODE_IOC_WAKES). Called from inside the node: the device runs
+	 * its waiting requests again once the current one is answered. May
+	 * be NULL. */
+	void (*waiters_changed)(void *dev);
 };
 
 struct node_identity {
@@ -170,8 +176,8 @@ struct node {
 	uint32_t max_userptr_copy;
 	struct node_file *files;
 	uint64_t event_order;
-	/* Counts every event queued to any file: the device wakes pollers and
-	 * parked DQEVENTs when an ioctl changed it. */
+	/* Counts every event queued to any file (ops->waiters_changed tells
+	 * the device each time). */
 	unsigned events_queued;
 	/* The camera's controls: node_init builds them with the table's
 	 * flags; the device replaces them with the ones it built and read

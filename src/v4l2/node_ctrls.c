@@ -240,17 +240,11 @@ int node_ext_ctrls(struct node *n, struct node_file *f, unsigned int cmd,
 		   struct v4l2_ext_controls *c, void *extra, size_t extra_len)
 {
 	struct v4l2_ext_control *xs = extra;
-	int err;
 
 	if (c->count > V4L2_CID_MAX_CTRLS)
 		return -EINVAL;
 	if (c->count && (!xs || extra_len != (size_t)c->count * sizeof(*xs)))
 		return -EFAULT;
-	if (cmd == VIDIOC_S_EXT_CTRLS) {
-		err = node_prio_check(n, f);
-		if (err)
-			return err;
-	}
 	c->error_idx = c->count;
 	if (!check_ext_ctrls(c, xs, cmd))
 		return -EINVAL;
@@ -267,11 +261,6 @@ int node_g_s_ctrl(struct node *n, struct node_file *f, unsigned int cmd, struct 
 	struct v4l2_ext_controls c = { .which = V4L2_CTRL_ID2WHICH(p->id), .count = 1 };
 	int err;
 
-	if (cmd == VIDIOC_S_CTRL) {
-		err = node_prio_check(n, f);
-		if (err)
-			return err;
-	}
 	if (!check_ext_ctrls(&c, &x, cmd))
 		return -EINVAL;
 	err = cmd == VIDIOC_G_CTRL ? g_ext_ctrls(n, &c, &x) :
@@ -322,6 +311,8 @@ void node_event_queue(struct node *n, struct node_file *f, struct node_sub *s,
 	s->order = ++n->event_order;
 	f->navailable++;
 	n->events_queued++;
+	if (n->ops->waiters_changed)
+		n->ops->waiters_changed(n->dev);
 }
 
 /* uvc_ctrl_fill_event: mapping k as QUERYCTRL describes it now (a failed

@@ -1,7 +1,8 @@
-/* Private to node.c and node_ctrls.c: what one half of the node asks of the
- * other. node.c: formats, queues per process, read(), poll(), the ioctl
- * dispatch, LOG_STATUS; node_ctrls.c: controls, control events, extension
- * units. */
+/* Private to the node's files: what each asks of the others. node.c:
+ * queues per process, streaming, read(), poll(), the ioctl dispatch;
+ * node_fmt.c: formats; node_ctrls.c: controls, control events, extension
+ * units; node_log.c: LOG_STATUS; ioctls.c: the table of ioctls and their
+ * handlers. */
 #ifndef V4L2_NODE_PRIV_H
 #define V4L2_NODE_PRIV_H
 
@@ -16,9 +17,41 @@
 
 /* --- node.c -------------------------------------------------------------- */
 
-/* -EBUSY when another file holds a higher priority (the daemon's own file
- * is never held back), else 0. */
+/* V4L2 priorities as the core keeps them (v4l2-dev.c v4l2_prio_*): every
+ * open file starts at DEFAULT; ioctls that change state (NODE_IOC_PRIO)
+ * need a priority at least the highest one held. node_prio_check: -EBUSY
+ * when another file holds a higher priority (the daemon's own file is
+ * never held back), else 0. */
 int node_prio_check(const struct node *n, const struct node_file *f);
+bool node_prio_valid(uint32_t p);
+enum v4l2_priority node_prio_max(const struct node *n);
+void node_prio_set(struct node *n, struct node_file *f, enum v4l2_priority p);
+/* The queue of process p (every process's under --exclusive). */
+struct vq *node_proc_queue(struct node *n, struct node_proc *p);
+/* The queue stopped streaming by itself (REQBUFS, read restart): its
+ * process is fed no more. */
+void node_follow_queue(struct node *n, struct node_proc *p);
+/* STREAMON, STREAMOFF: the queue first, then the camera for the first
+ * process to stream and after the last one stopped. */
+int node_streamon(struct node *n, struct node_file *f, const int *type);
+int node_streamoff(struct node *n, struct node_file *f, const int *type);
+
+/* --- node_fmt.c ------------------------------------------------------------ */
+
+/* A format V4L2 sees (known fourcc) by its bFormatIndex, or NULL. */
+const struct uvc_format *node_find_format(const struct uvc_streaming *s, uint8_t index);
+/* dst takes the camera's answer probe (and the conversion it feeds). */
+void node_adopt_probe(const struct node *n, struct node_fmt *dst, const struct uvc_probe *probe,
+		      const struct cfmt_choice *conv);
+/* The ioctls, as uvcvideo 6.1 answers them. */
+int node_querycap(struct node *n, struct v4l2_capability *cap);
+int node_enum_input(struct node *n, struct v4l2_input *in);
+int node_try_format(struct node *n, struct node_proc *p, struct v4l2_format *fmt,
+		    struct uvc_probe *out, struct cfmt_choice *conv);
+int node_g_fmt(struct node *n, struct node_proc *p, struct v4l2_format *fmt);
+int node_s_fmt(struct node *n, struct node_file *f, struct v4l2_format *fmt);
+int node_g_parm(struct node *n, struct node_proc *p, struct v4l2_streamparm *parm);
+int node_s_parm(struct node *n, struct node_file *f, struct v4l2_streamparm *parm);
 
 /* --- node_ctrls.c -------------------------------------------------------- */
 

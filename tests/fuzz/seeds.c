@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cuse/ioctl_table.h"
+#include "ioctl_layouts.h"
 #include "descriptors.h" /* tests/vcam */
 #include "frames.h"
 #include "payload.h"
@@ -144,7 +145,7 @@ static void payloads(void)
 static unsigned table_index(unsigned cmd)
 {
 	size_t count;
-	const struct cuse_ioctl_desc *t = cuse_ioctl_table(&count);
+	const struct cuse_ioctl_desc *t = ioctl_layouts(&count);
 	for (size_t i = 0; i < count; i++)
 		if (t[i].cmd == cmd)
 			return (unsigned)i;

@@ -27,6 +27,7 @@
 
 #include "share/bufshare.h"
 #include "cuse/cuse.h"
+#include "cuse/ioctl_table.h"
 #include "core/log.h"
 #include "core/loop.h"
 
@@ -73,6 +74,19 @@ static void t_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cm
 			t->owner = data;
 	}
 	cuse_reply_ioctl(req, res, arg);
+}
+
+/* The two ioctls it answers; neither points to more memory. */
+static bool t_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc)
+{
+	(void)ctx;
+	if (cmd == UVCUSE_IOC_HELLO)
+		*desc = cuse_ioctl_describe(cmd, "UVCUSE_IOC_HELLO", false, NULL);
+	else if (cmd == VIDIOC_STREAMON)
+		*desc = cuse_ioctl_describe(cmd, "VIDIOC_STREAMON", false, NULL);
+	else
+		return false;
+	return true;
 }
 
 static void t_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
@@ -159,7 +173,7 @@ int main(int argc, char **argv)
 	if (bufshare_new(t.loop, runtime_dir, name, lookup, &t, &t.bs) < 0)
 		return 1;
 	static const struct cuse_server_ops ops = {
-		.open = t_open, .release = t_release, .ioctl = t_ioctl,
+		.ioctl_desc = t_ioctl_desc, .open = t_open, .release = t_release, .ioctl = t_ioctl,
 		.read = t_read, .poll = t_poll, .interrupt = t_interrupt,
 	};
 	struct cuse_server_config cfg = { .devname = name };

@@ -46,6 +46,7 @@
 
 #include "cuse/cuse.h"
 #include "cuse/ioctl_table.h"
+#include "v4l2/ioctls.h"
 #include "core/loop.h"
 
 #define FRAME_SIZE (600 * 1024)
@@ -417,12 +418,24 @@ static void on_signal(void *data, uint32_t events)
 	loop_quit(loop, 0);
 }
 
+/* The node's ioctls (src/v4l2/ioctls.c), each with its V4L2 layout. */
+static bool t_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc)
+{
+	(void)ctx;
+	const struct node_ioctl *info = node_ioctl_find(cmd);
+	if (!info)
+		return false;
+	*desc = cuse_ioctl_describe(cmd, info->name, info->flags & NODE_IOC_COPY_ON_ERROR,
+				    info->regions);
+	return true;
+}
+
 static int print_table(void)
 {
 	size_t n;
-	const struct cuse_ioctl_desc *d = cuse_ioctl_table(&n);
+	const struct node_ioctl *d = node_ioctl_table(&n);
 	for (size_t i = 0; i < n; i++)
-		printf("%s 0x%08x %zu\n", d[i].name, d[i].cmd, d[i].size);
+		printf("%s 0x%08x %u\n", d[i].name, d[i].cmd, _IOC_SIZE(d[i].cmd));
 	return 0;
 }
 
@@ -477,7 +490,7 @@ int main(int argc, char **argv)
 	loop_add(t.loop, t.timerfd, EPOLLIN, on_timer, &t);
 
 	static const struct cuse_server_ops ops = {
-		.open = t_open, .release = t_release, .ioctl = t_ioctl,
+		.ioctl_desc = t_ioctl_desc, .open = t_open, .release = t_release, .ioctl = t_ioctl,
 		.read = t_read, .poll = t_poll, .interrupt = t_interrupt,
 	};
 	struct cuse_server_config cfg = { .devname = t.name, .debug = debug };

@@ -1,5 +1,7 @@
-/* The ioctl table and the retry planner (src/cuse/ioctl_table.c): each round
- * of CUSE's unrestricted-ioctl protocol, as the kernel would send it. */
+/* The node's ioctl table (src/v4l2/ioctls.c) and the retry planner
+ * (src/cuse/ioctl_table.c) on the layouts the daemon gives CUSE from it:
+ * each round of CUSE's unrestricted-ioctl protocol, as the kernel would
+ * send it. */
 #include <check.h>
 #include <errno.h>
 #include <linux/uvcvideo.h>
@@ -10,6 +12,7 @@
 #include <sys/ioctl.h>
 
 #include "cuse/ioctl_table.h"
+#include "v4l2/ioctls.h"
 #include "unit_run.h"
 
 #define UARG 0x7f0000001000ul
@@ -19,15 +22,36 @@ static void *ptr(unsigned long a)
 	return (void *)(uintptr_t)a;
 }
 
+/* The layout the daemon gives CUSE for cmd (as requests_ioctl_desc does
+ * for the node's ioctls), or NULL. */
+static const struct cuse_ioctl_desc *cuse_ioctl_find(unsigned int cmd)
+{
+	static struct cuse_ioctl_desc descs[64];
+	static size_t n;
+	const struct node_ioctl *info = node_ioctl_find(cmd);
+	if (!info)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (descs[i].cmd == cmd)
+			return &descs[i];
+	ck_assert_uint_lt(n, 64);
+	descs[n] = cuse_ioctl_describe(cmd, info->name, info->flags & NODE_IOC_COPY_ON_ERROR,
+				       info->regions);
+	return &descs[n++];
+}
+
 START_TEST(every_entry_matches_its_command)
 {
 	size_t n;
-	const struct cuse_ioctl_desc *t = cuse_ioctl_table(&n);
+	const struct node_ioctl *t = node_ioctl_table(&n);
 	ck_assert_uint_ge(n, 36);
 	for (size_t i = 0; i < n; i++) {
-		ck_assert_msg(t[i].size == _IOC_SIZE(t[i].cmd), "%s", t[i].name);
-		ck_assert_ptr_eq(cuse_ioctl_find(t[i].cmd), &t[i]);
+		ck_assert_ptr_eq(node_ioctl_find(t[i].cmd), &t[i]);
 		ck_assert_ptr_nonnull(t[i].name);
+		ck_assert_ptr_nonnull(t[i].run);
+		/* only what may wait, waits; only the camera's, goes in line */
+		ck_assert_msg(!(t[i].flags & NODE_IOC_MAY_WAIT) || t[i].cmd == VIDIOC_DQBUF ||
+				      t[i].cmd == VIDIOC_DQEVENT, "%s", t[i].name);
 		for (size_t j = 0; j < i; j++)
 			ck_assert_msg(t[i].cmd != t[j].cmd, "%s twice", t[i].name);
 	}
