@@ -44,12 +44,12 @@ static unsigned chain_forward(const struct uvc_camera *cam, const struct uvc_ent
 			      unsigned n, unsigned max)
 {
 	for (unsigned i = 0; i < cam->n_entities && n < max; i++) {
-		const struct uvc_entity *f = &cam->entities[i];
+		const struct uvc_entity *fwd = &cam->entities[i];
 
-		if (f == prev || f->kind != UVC_ENTITY_EXTENSION_UNIT || f->n_sources != 1 ||
-		    !has_source(f, e->id) || in_list(out, n, f))
+		if (fwd == prev || fwd->kind != UVC_ENTITY_EXTENSION_UNIT || fwd->n_sources != 1 ||
+		    !has_source(fwd, e->id) || in_list(out, n, fwd))
 			continue;
-		out[n++] = f;
+		out[n++] = fwd;
 	}
 	return n;
 }
@@ -163,7 +163,8 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 
 /* ---- requests ---- */
 
-static int need(struct ctrls *c, unsigned i, uint8_t query)
+/* Leaves request 'query' of control i in c->need for the caller to make. */
+static int ask_camera(struct ctrls *c, unsigned i, uint8_t query)
 {
 	c->need = (struct ctrls_request){ .ctrl = i,
 					  .entity = c->uvc[i].entity,
@@ -196,7 +197,8 @@ int ctrls_next_info(const struct ctrls *c, struct ctrls_request *r)
 	return 0;
 }
 
-static int data_of(uint8_t query)
+/* The kind of bytes a GET_* request reads, or -1 (GET_INFO, GET_LEN). */
+static int kind_of_query(uint8_t query)
 {
 	switch (query) {
 	case UVC_GET_CUR:
@@ -214,19 +216,21 @@ static int data_of(uint8_t query)
 	}
 }
 
-static uint8_t *dat(struct ctrls_uvc *u, int d)
+/* The control's bytes of one kind (CTRLS_CUR ...): u->size bytes, in the
+ * control itself or, for a large extension unit control, on the heap. */
+static uint8_t *ctrl_bytes(struct ctrls_uvc *u, int kind)
 {
-	return u->xdata ? u->xdata + (size_t)d * u->size : u->data[d];
+	return u->xdata ? u->xdata + (size_t)kind * u->size : u->data[kind];
 }
 
-static const uint8_t *cdat(const struct ctrls_uvc *u, int d)
+static const uint8_t *ctrl_bytes_const(const struct ctrls_uvc *u, int kind)
 {
-	return u->xdata ? u->xdata + (size_t)d * u->size : u->data[d];
+	return u->xdata ? u->xdata + (size_t)kind * u->size : u->data[kind];
 }
 
-uint8_t *ctrls_data(struct ctrls *c, unsigned i, enum ctrls_data d)
+uint8_t *ctrls_data(struct ctrls *c, unsigned i, enum ctrls_data kind)
 {
-	return dat(&c->uvc[i], (int)d);
+	return ctrl_bytes(&c->uvc[i], (int)kind);
 }
 
 static void feed_xu_init(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data,
@@ -235,7 +239,7 @@ static void feed_xu_init(struct ctrls *c, const struct ctrls_request *r, const u
 void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *data, int len)
 {
 	struct ctrls_uvc *u;
-	int d;
+	int kind;
 
 	if (r->ctrl == CTRLS_XU_INIT) {
 		feed_xu_init(c, r, data, len);
@@ -250,33 +254,33 @@ void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *d
 		u->info_done = true;
 		return;
 	}
-	d = data_of(r->query);
-	if (d < 0)
+	kind = kind_of_query(r->query);
+	if (kind < 0)
 		return;
 	if (len < 0 || len < u->size) {
-		if (d == CTRLS_RES && !u->info) {
+		if (kind == CTRLS_RES && !u->info) {
 			/* uvc_ctrl_populate_cache: GET_RES is mandatory for
 			 * extension unit controls, yet cameras choke on it;
 			 * uvcvideo takes a resolution of zero */
-			memset(dat(u, d), 0, u->size);
-			u->have |= (uint8_t)BIT(d);
+			memset(ctrl_bytes(u, kind), 0, u->size);
+			u->have |= (uint8_t)BIT(kind);
 			return;
 		}
 		c->error = len < 0 ? len : -EIO;
-		if (d != CTRLS_CUR)
+		if (kind != CTRLS_CUR)
 			u->have = 0; /* uvcvideo fills its cache again from GET_DEF */
 		return;
 	}
 	if (u->size)
-		memcpy(dat(u, d), data, u->size);
-	if (d == CTRLS_CUR)
+		memcpy(ctrl_bytes(u, kind), data, u->size);
+	if (kind == CTRLS_CUR)
 		u->loaded = true;
 	else
-		u->have |= (uint8_t)BIT(d);
+		u->have |= (uint8_t)BIT(kind);
 }
 
 /* uvc_ctrl_populate_cache: GET_DEF, MIN, MAX, RES as the flags allow. */
-static int cache(struct ctrls *c, unsigned i)
+static int populate_cache(struct ctrls *c, unsigned i)
 {
 	static const struct {
 		uint16_t flag;
@@ -292,7 +296,7 @@ static int cache(struct ctrls *c, unsigned i)
 
 	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++)
 		if ((u->flags & order[k].flag) && !(u->have & BIT(order[k].data)))
-			return need(c, i, order[k].query);
+			return ask_camera(c, i, order[k].query);
 	return 0;
 }
 
@@ -304,18 +308,18 @@ static int load_cur(struct ctrls *c, unsigned i)
 	if (u->loaded)
 		return 0;
 	if (!(u->flags & UVC_CTRL_FLAG_GET_CUR)) {
-		memset(dat(u, CTRLS_CUR), 0, u->size);
+		memset(ctrl_bytes(u, CTRLS_CUR), 0, u->size);
 		u->loaded = true;
 		return 0;
 	}
-	return need(c, i, UVC_GET_CUR);
+	return ask_camera(c, i, UVC_GET_CUR);
 }
 
 /* ---- lookup ---- */
 
 /* uvc_find_control: exact id (the first mapping in order), or with
  * V4L2_CTRL_FLAG_NEXT_CTRL the lowest id above it (the first on ties). */
-static int find(const struct ctrls *c, uint32_t id)
+static int find_or_next(const struct ctrls *c, uint32_t id)
 {
 	bool next = id & V4L2_CTRL_FLAG_NEXT_CTRL;
 	int best = -1;
@@ -334,7 +338,7 @@ static int find(const struct ctrls *c, uint32_t id)
 
 int ctrls_find(const struct ctrls *c, uint32_t id)
 {
-	int k = find(c, id & V4L2_CTRL_ID_MASK);
+	int k = find_or_next(c, id & V4L2_CTRL_ID_MASK);
 
 	return k < 0 ? -EINVAL : k;
 }
@@ -348,7 +352,7 @@ int ctrls_find_uvc(const struct ctrls *c, uint8_t entity, uint8_t selector)
 }
 
 /* __uvc_find_control within one entity (masters live beside their slaves). */
-static int find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
+int ctrls_find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
 {
 	for (unsigned k = 0; k < c->n_maps; k++)
 		if (c->uvc[c->maps[k].uvc].entity == entity && c->maps[k].map->id == id)
@@ -377,11 +381,6 @@ static int find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
 	return -1;
 }
 
-int ctrls_find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
-{
-	return find_in_entity(c, entity, id);
-}
-
 bool ctrls_is_class(const struct ctrls *c, uint32_t id)
 {
 	return find_class(c, id, 0) >= 0;
@@ -397,7 +396,7 @@ static void fill_class(struct v4l2_queryctrl *qc, int k)
 }
 
 /* __uvc_ctrl_get of mapping k: GET_CUR needed, menus as indices. */
-static int get_value(struct ctrls *c, unsigned k, int32_t *value)
+static int cur_value(struct ctrls *c, unsigned k, int32_t *value)
 {
 	unsigned i = c->maps[k].uvc;
 	int r;
@@ -407,7 +406,7 @@ static int get_value(struct ctrls *c, unsigned k, int32_t *value)
 	r = load_cur(c, i);
 	if (r)
 		return r;
-	*value = ctrls_value_of(c, k, cdat(&c->uvc[i], CTRLS_CUR));
+	*value = ctrls_value_of(c, k, ctrl_bytes_const(&c->uvc[i], CTRLS_CUR));
 	return 0;
 }
 
@@ -429,7 +428,7 @@ int ctrls_get_map(struct ctrls *c, unsigned k, int32_t *value)
 		return err;
 	if (k >= c->n_maps)
 		return -EINVAL;
-	return get_value(c, k, value);
+	return cur_value(c, k, value);
 }
 
 /* ---- queries ---- */
@@ -451,23 +450,23 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 		qc->flags |= V4L2_CTRL_FLAG_READ_ONLY;
 
 	if (m->master_id) {
-		int mk = find_in_entity(c, u->entity, m->master_id);
+		int master = ctrls_find_in_entity(c, u->entity, m->master_id);
 
-		if (mk >= 0 && (c->uvc[c->maps[mk].uvc].flags & UVC_CTRL_FLAG_GET_CUR)) {
+		if (master >= 0 && (c->uvc[c->maps[master].uvc].flags & UVC_CTRL_FLAG_GET_CUR)) {
 			int32_t val;
 
-			r = get_value(c, (unsigned)mk, &val);
+			r = cur_value(c, (unsigned)master, &val);
 			if (r)
 				return r;
 			if (val != m->master_manual)
 				qc->flags |= V4L2_CTRL_FLAG_INACTIVE;
 		}
 	}
-	r = cache(c, i);
+	r = populate_cache(c, i);
 	if (r)
 		return r;
 	if (u->flags & UVC_CTRL_FLAG_GET_DEF)
-		qc->default_value = uvc_ctrl_get_value(m, UVC_GET_DEF, dat(u, CTRLS_DEF));
+		qc->default_value = uvc_ctrl_get_value(m, UVC_GET_DEF, ctrl_bytes(u, CTRLS_DEF));
 
 	switch (m->v4l2_type) {
 	case V4L2_CTRL_TYPE_MENU:
@@ -490,11 +489,11 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 		break;
 	}
 	if (u->flags & UVC_CTRL_FLAG_GET_MIN)
-		qc->minimum = uvc_ctrl_get_value(m, UVC_GET_MIN, dat(u, CTRLS_MIN));
+		qc->minimum = uvc_ctrl_get_value(m, UVC_GET_MIN, ctrl_bytes(u, CTRLS_MIN));
 	if (u->flags & UVC_CTRL_FLAG_GET_MAX)
-		qc->maximum = uvc_ctrl_get_value(m, UVC_GET_MAX, dat(u, CTRLS_MAX));
+		qc->maximum = uvc_ctrl_get_value(m, UVC_GET_MAX, ctrl_bytes(u, CTRLS_MAX));
 	if (u->flags & UVC_CTRL_FLAG_GET_RES)
-		qc->step = uvc_ctrl_get_value(m, UVC_GET_RES, dat(u, CTRLS_RES));
+		qc->step = uvc_ctrl_get_value(m, UVC_GET_RES, ctrl_bytes(u, CTRLS_RES));
 	return 0;
 }
 
@@ -524,7 +523,7 @@ int ctrls_queryctrl(struct ctrls *c, struct v4l2_queryctrl *qc)
 			return 0;
 		}
 	}
-	k = find(c, id);
+	k = find_or_next(c, id);
 	if (k < 0)
 		return -EINVAL;
 	if (id & V4L2_CTRL_FLAG_NEXT_CTRL) {
@@ -577,7 +576,7 @@ int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
 		return -EINVAL;
 	if (err)
 		return err;
-	k = find(c, id);
+	k = find_or_next(c, id);
 	if (k < 0 || c->maps[k].map->v4l2_type != V4L2_CTRL_TYPE_MENU)
 		return -EINVAL;
 	m = c->maps[k].map;
@@ -586,10 +585,10 @@ int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
 		return -EINVAL;
 	entry = &m->menu[index];
 	if (m->data_type == UVC_CTRL_DATA_TYPE_BITMASK && (c->uvc[i].flags & UVC_CTRL_FLAG_GET_RES)) {
-		r = cache(c, i);
+		r = populate_cache(c, i);
 		if (r)
 			return r;
-		if (!(uvc_ctrl_get_value(m, UVC_GET_RES, dat(&c->uvc[i], CTRLS_RES)) &
+		if (!(uvc_ctrl_get_value(m, UVC_GET_RES, ctrl_bytes(&c->uvc[i], CTRLS_RES)) &
 		      (int32_t)entry->value))
 			return -EINVAL;
 	}
@@ -607,11 +606,11 @@ int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsig
 	const struct uvc_ctrl_mapping *m;
 	uint16_t flags;
 	int32_t val;
-	int k, mk, r;
+	int k, master, r;
 
 	if (find_class(c, xs[idx].id, 0) >= 0)
 		return -EACCES;
-	k = find(c, xs[idx].id);
+	k = find_or_next(c, xs[idx].id);
 	if (k < 0)
 		return -EINVAL;
 	m = c->maps[k].map;
@@ -625,12 +624,12 @@ int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsig
 	for (unsigned j = count; j-- > 0;)
 		if (xs[j].id == m->master_id)
 			return xs[j].value == m->master_manual ? 0 : -EACCES;
-	mk = find_in_entity(c, c->uvc[c->maps[k].uvc].entity, m->master_id);
-	if (mk < 0 || !(c->uvc[c->maps[mk].uvc].flags & UVC_CTRL_FLAG_GET_CUR))
+	master = ctrls_find_in_entity(c, c->uvc[c->maps[k].uvc].entity, m->master_id);
+	if (master < 0 || !(c->uvc[c->maps[master].uvc].flags & UVC_CTRL_FLAG_GET_CUR))
 		return 0;
 	if (err)
 		return 0; /* uvcvideo ignores a master it cannot read */
-	r = get_value(c, (unsigned)mk, &val);
+	r = cur_value(c, (unsigned)master, &val);
 	if (r == CTRLS_NEED)
 		return r;
 	return r == 0 && val != m->master_manual ? -EACCES : 0;
@@ -645,10 +644,10 @@ int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value)
 		return err;
 	if (find_class(c, id, 0) >= 0)
 		return -EACCES;
-	k = find(c, id);
+	k = find_or_next(c, id);
 	if (k < 0)
 		return -EINVAL;
-	return get_value(c, (unsigned)k, value);
+	return cur_value(c, (unsigned)k, value);
 }
 
 /* The integer clamp of uvc_ctrl_set, in the kernel's u32/s32 arithmetic:
@@ -657,22 +656,23 @@ int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value)
 static int32_t clamp_integer(const struct uvc_ctrl_mapping *m, const struct ctrls_uvc *u,
 			     int32_t value)
 {
-	int32_t min = uvc_ctrl_get_value(m, UVC_GET_MIN, cdat(u, CTRLS_MIN));
-	int32_t max = uvc_ctrl_get_value(m, UVC_GET_MAX, cdat(u, CTRLS_MAX));
-	uint32_t step = (uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, cdat(u, CTRLS_RES));
-	uint32_t x;
-	int32_t v;
+	int32_t min = uvc_ctrl_get_value(m, UVC_GET_MIN, ctrl_bytes_const(u, CTRLS_MIN));
+	int32_t max = uvc_ctrl_get_value(m, UVC_GET_MAX, ctrl_bytes_const(u, CTRLS_MAX));
+	uint32_t step =
+		(uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, ctrl_bytes_const(u, CTRLS_RES));
+	uint32_t from_min, unsigned_value;
+	int32_t rounded;
 
 	if (step == 0)
 		step = 1;
-	x = (uint32_t)value - (uint32_t)min;
-	v = (int32_t)((uint32_t)min + (x + step / 2) / step * step);
+	from_min = (uint32_t)value - (uint32_t)min;
+	rounded = (int32_t)((uint32_t)min + (from_min + step / 2) / step * step);
 	if (m->data_type == UVC_CTRL_DATA_TYPE_SIGNED) {
-		v = v < min ? min : v;
-		return v > max ? max : v;
+		rounded = rounded < min ? min : rounded;
+		return rounded > max ? max : rounded;
 	}
-	x = (uint32_t)v < (uint32_t)min ? (uint32_t)min : (uint32_t)v;
-	return (int32_t)(x > (uint32_t)max ? (uint32_t)max : x);
+	unsigned_value = (uint32_t)rounded < (uint32_t)min ? (uint32_t)min : (uint32_t)rounded;
+	return (int32_t)(unsigned_value > (uint32_t)max ? (uint32_t)max : unsigned_value);
 }
 
 int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
@@ -680,13 +680,13 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 	int err = take_error(c);
 	const struct uvc_ctrl_mapping *m;
 	struct ctrls_uvc *u;
-	int32_t v4l2 = *value, uvc;
+	int32_t v4l2_value = *value, uvc_value;
 	unsigned i;
 	int k, r;
 
 	if (find_class(c, id, 0) >= 0)
 		return -EACCES;
-	k = find(c, id);
+	k = find_or_next(c, id);
 	if (k < 0)
 		return -EINVAL;
 	m = c->maps[k].map;
@@ -697,15 +697,15 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 
 	switch (m->v4l2_type) {
 	case V4L2_CTRL_TYPE_INTEGER:
-		r = cache(c, i);
+		r = populate_cache(c, i);
 		if (r)
 			return err ? err : r;
-		v4l2 = clamp_integer(m, u, *value);
-		uvc = v4l2;
+		v4l2_value = clamp_integer(m, u, *value);
+		uvc_value = v4l2_value;
 		break;
 	case V4L2_CTRL_TYPE_BOOLEAN:
-		v4l2 = *value < 0 ? 0 : *value > 1 ? 1 : *value;
-		uvc = v4l2;
+		v4l2_value = *value < 0 ? 0 : *value > 1 ? 1 : *value;
+		uvc_value = v4l2_value;
 		break;
 	case V4L2_CTRL_TYPE_MENU:
 		if (*value < uvc_ctrl_menu_min(m->menu_mask) ||
@@ -713,18 +713,20 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 			return -ERANGE;
 		if (!(m->menu_mask & BIT(*value)))
 			return -EINVAL;
-		uvc = (int32_t)m->menu[*value].value;
+		uvc_value = (int32_t)m->menu[*value].value;
 		if (m->data_type == UVC_CTRL_DATA_TYPE_BITMASK && (u->flags & UVC_CTRL_FLAG_GET_RES)) {
-			r = cache(c, i);
+			r = populate_cache(c, i);
 			if (r)
 				return err ? err : r;
-			if (!((uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, dat(u, CTRLS_RES)) &
-			      (uint32_t)uvc))
+			uint32_t res = (uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES,
+								    ctrl_bytes(u, CTRLS_RES));
+
+			if (!(res & (uint32_t)uvc_value))
 				return -EINVAL;
 		}
 		break;
 	default:
-		uvc = *value;
+		uvc_value = *value;
 		break;
 	}
 
@@ -733,16 +735,16 @@ int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
 		r = load_cur(c, i);
 		if (r) {
 			if (err)
-				*value = v4l2; /* uvcvideo clamped it before failing */
+				*value = v4l2_value; /* uvcvideo clamped it before failing */
 			return err ? err : r;
 		}
 	}
 	if (err)
 		return err;
-	*value = v4l2;
+	*value = v4l2_value;
 	if (!u->dirty && u->size)
-		memcpy(dat(u, CTRLS_BACKUP), dat(u, CTRLS_CUR), u->size);
-	uvc_ctrl_set_value(m, uvc, dat(u, CTRLS_CUR));
+		memcpy(ctrl_bytes(u, CTRLS_BACKUP), ctrl_bytes(u, CTRLS_CUR), u->size);
+	uvc_ctrl_set_value(m, uvc_value, ctrl_bytes(u, CTRLS_CUR));
 	u->dirty = true;
 	return 0;
 }
@@ -755,7 +757,7 @@ int ctrls_encode(struct ctrls *c, uint32_t id, int32_t value, uint8_t *out)
 
 	if (err)
 		return err;
-	k = find(c, id);
+	k = find_or_next(c, id);
 	if (k < 0)
 		return -EINVAL;
 	i = c->maps[k].uvc;
@@ -763,7 +765,7 @@ int ctrls_encode(struct ctrls *c, uint32_t id, int32_t value, uint8_t *out)
 		r = load_cur(c, i);
 		if (r)
 			return r;
-		memcpy(out, dat(&c->uvc[i], CTRLS_CUR), c->uvc[i].size);
+		memcpy(out, ctrl_bytes(&c->uvc[i], CTRLS_CUR), c->uvc[i].size);
 	} else {
 		memset(out, 0, c->uvc[i].size);
 	}
@@ -784,7 +786,7 @@ int ctrls_commit_next(const struct ctrls *c, unsigned from, struct ctrls_request
 					     .selector = c->uvc[i].selector,
 					     .query = UVC_SET_CUR,
 					     .size = c->uvc[i].size };
-		*bytes = cdat(&c->uvc[i], CTRLS_CUR);
+		*bytes = ctrl_bytes_const(&c->uvc[i], CTRLS_CUR);
 		return 1;
 	}
 	return 0;
@@ -798,7 +800,7 @@ void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result)
 		return;
 	u = &c->uvc[ctrl];
 	if (result < 0 && u->dirty && u->size)
-		memcpy(dat(u, CTRLS_CUR), dat(u, CTRLS_BACKUP), u->size);
+		memcpy(ctrl_bytes(u, CTRLS_CUR), ctrl_bytes(u, CTRLS_BACKUP), u->size);
 	if (result >= 0 && u->dirty)
 		u->modified = true;
 	u->dirty = false;
@@ -814,7 +816,7 @@ int ctrls_restore_next(const struct ctrls *c, unsigned from, struct ctrls_reques
 			continue;
 		*r = (struct ctrls_request){ .ctrl = i, .entity = u->entity, .selector = u->selector,
 					     .query = UVC_SET_CUR, .size = u->size };
-		*bytes = cdat(u, CTRLS_CUR);
+		*bytes = ctrl_bytes_const(u, CTRLS_CUR);
 		return 1;
 	}
 	return 0;
@@ -840,7 +842,7 @@ unsigned ctrls_error_idx(const struct ctrls *c, unsigned ctrl, const struct v4l2
 	if (ctrl >= c->n_uvc)
 		return count;
 	for (unsigned j = 0; j < count; j++) {
-		int k = find_in_entity(c, c->uvc[ctrl].entity, xs[j].id & V4L2_CTRL_ID_MASK);
+		int k = ctrls_find_in_entity(c, c->uvc[ctrl].entity, xs[j].id & V4L2_CTRL_ID_MASK);
 
 		if (k >= 0 && c->maps[k].uvc == ctrl)
 			return j;
@@ -942,13 +944,13 @@ static unsigned xu_slot(const struct ctrls *c, uint8_t entity, uint8_t bit)
 static int xu_insert(struct ctrls *c, uint8_t entity, uint8_t selector, uint16_t size,
 		     int info_byte)
 {
-	unsigned xus = 0, at;
+	unsigned n_xu = 0, at;
 	struct ctrls_uvc *u;
 	uint8_t *xdata = NULL;
 
 	for (unsigned i = 0; i < c->n_uvc; i++)
-		xus += !c->uvc[i].info;
-	if (xus >= CTRLS_MAX_XU || c->n_uvc >= CTRLS_MAX_UVC)
+		n_xu += !c->uvc[i].info;
+	if (n_xu >= CTRLS_MAX_XU || c->n_uvc >= CTRLS_MAX_UVC)
 		return -ENOMEM;
 	if (size > CTRLS_MAX_BYTES) {
 		xdata = calloc(CTRLS_N_DATA, size);
@@ -1042,7 +1044,7 @@ int ctrls_xu_query(struct ctrls *c, uint8_t unit, uint8_t selector, uint8_t quer
 		   uint16_t size, struct ctrls_request *r)
 {
 	const struct uvc_entity *e = xu_by_id(c, unit);
-	uint16_t flag = 0, want;
+	uint16_t query_flag = 0, want_size;
 	struct ctrls_uvc *u;
 	unsigned i;
 	int ret;
@@ -1057,38 +1059,38 @@ int ctrls_xu_query(struct ctrls *c, uint8_t unit, uint8_t selector, uint8_t quer
 	if (ret < 0)
 		return ret == -ENOMEM ? -ENOMEM : -ENOENT;
 	u = &c->uvc[i];
-	want = u->size;
+	want_size = u->size;
 	switch (query) {
 	case UVC_GET_CUR:
-		flag = UVC_CTRL_FLAG_GET_CUR;
+		query_flag = UVC_CTRL_FLAG_GET_CUR;
 		break;
 	case UVC_GET_MIN:
-		flag = UVC_CTRL_FLAG_GET_MIN;
+		query_flag = UVC_CTRL_FLAG_GET_MIN;
 		break;
 	case UVC_GET_MAX:
-		flag = UVC_CTRL_FLAG_GET_MAX;
+		query_flag = UVC_CTRL_FLAG_GET_MAX;
 		break;
 	case UVC_GET_DEF:
-		flag = UVC_CTRL_FLAG_GET_DEF;
+		query_flag = UVC_CTRL_FLAG_GET_DEF;
 		break;
 	case UVC_GET_RES:
-		flag = UVC_CTRL_FLAG_GET_RES;
+		query_flag = UVC_CTRL_FLAG_GET_RES;
 		break;
 	case UVC_SET_CUR:
-		flag = UVC_CTRL_FLAG_SET_CUR;
+		query_flag = UVC_CTRL_FLAG_SET_CUR;
 		break;
 	case UVC_GET_LEN:
-		want = 2;
+		want_size = 2;
 		break;
 	case UVC_GET_INFO:
-		want = 1;
+		want_size = 1;
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (size != want)
+	if (size != want_size)
 		return -ENOBUFS;
-	if (flag && !(u->flags & flag))
+	if (query_flag && !(u->flags & query_flag))
 		return -EBADRQC;
 	*r = (struct ctrls_request){ .ctrl = i,
 				     .entity = unit,
