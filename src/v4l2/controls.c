@@ -19,6 +19,14 @@ static const uint32_t classes[] = { V4L2_CID_CAMERA_CLASS, V4L2_CID_USER_CLASS }
 
 /* ---- building ---- */
 
+/* A mapping of this id makes its control class one of the camera's. */
+static void mark_class(struct ctrls *c, uint32_t id)
+{
+	for (unsigned k = 0; k < N_CLASSES; k++)
+		if (V4L2_CTRL_ID2WHICH(classes[k]) == V4L2_CTRL_ID2WHICH(id))
+			c->class_bitmap |= (uint8_t)BIT(k);
+}
+
 static bool in_list(const struct uvc_entity *const *out, unsigned n, const struct uvc_entity *e)
 {
 	for (unsigned k = 0; k < n; k++)
@@ -151,9 +159,7 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 				if (c->n_maps == CTRLS_MAX_MAPS)
 					return -E2BIG;
 				c->maps[c->n_maps++] = (struct ctrls_map){ map, c->n_uvc, false };
-				for (unsigned k2 = 0; k2 < N_CLASSES; k2++)
-					if (V4L2_CTRL_ID2WHICH(classes[k2]) == V4L2_CTRL_ID2WHICH(map->id))
-						c->class_bitmap |= BIT(k2);
+				mark_class(c, map->id);
 			}
 			c->n_uvc++;
 		}
@@ -163,14 +169,22 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 
 /* ---- requests ---- */
 
+/* Request 'query' of control i, of the control's own size. */
+static struct ctrls_request request_of(const struct ctrls *c, unsigned i, uint8_t query)
+{
+	const struct ctrls_uvc *u = &c->uvc[i];
+
+	return (struct ctrls_request){ .ctrl = i,
+				       .entity = u->entity,
+				       .selector = u->selector,
+				       .query = query,
+				       .size = u->size };
+}
+
 /* Leaves request 'query' of control i in c->need for the caller to make. */
 static int ask_camera(struct ctrls *c, unsigned i, uint8_t query)
 {
-	c->need = (struct ctrls_request){ .ctrl = i,
-					  .entity = c->uvc[i].entity,
-					  .selector = c->uvc[i].selector,
-					  .query = query,
-					  .size = c->uvc[i].size };
+	c->need = request_of(c, i, query);
 	return CTRLS_NEED;
 }
 
@@ -187,11 +201,8 @@ int ctrls_next_info(const struct ctrls *c, struct ctrls_request *r)
 	for (unsigned i = 0; i < c->n_uvc; i++) {
 		if (c->uvc[i].info_done)
 			continue;
-		*r = (struct ctrls_request){ .ctrl = i,
-					     .entity = c->uvc[i].entity,
-					     .selector = c->uvc[i].selector,
-					     .query = UVC_GET_INFO,
-					     .size = 1 };
+		*r = request_of(c, i, UVC_GET_INFO);
+		r->size = 1;
 		return 1;
 	}
 	return 0;
@@ -781,11 +792,7 @@ int ctrls_commit_next(const struct ctrls *c, unsigned from, struct ctrls_request
 	for (unsigned i = from; i < c->n_uvc; i++) {
 		if (!c->uvc[i].dirty)
 			continue;
-		*r = (struct ctrls_request){ .ctrl = i,
-					     .entity = c->uvc[i].entity,
-					     .selector = c->uvc[i].selector,
-					     .query = UVC_SET_CUR,
-					     .size = c->uvc[i].size };
+		*r = request_of(c, i, UVC_SET_CUR);
 		*bytes = ctrl_bytes_const(&c->uvc[i], CTRLS_CUR);
 		return 1;
 	}
@@ -814,8 +821,7 @@ int ctrls_restore_next(const struct ctrls *c, unsigned from, struct ctrls_reques
 		/* the bytes of a SET_CUR that succeeded are CUR, loaded or not */
 		if (!u->modified || !u->info || !(u->flags & UVC_CTRL_FLAG_RESTORE))
 			continue;
-		*r = (struct ctrls_request){ .ctrl = i, .entity = u->entity, .selector = u->selector,
-					     .query = UVC_SET_CUR, .size = u->size };
+		*r = request_of(c, i, UVC_SET_CUR);
 		*bytes = ctrl_bytes_const(u, CTRLS_CUR);
 		return 1;
 	}
@@ -1218,11 +1224,6 @@ int ctrls_xu_map(struct ctrls *c, struct uvc_xu_control_mapping *xm,
 	c->maps[at] = (struct ctrls_map){ &um->map, i, true };
 	c->n_maps++;
 	c->n_user_maps++;
-	for (unsigned k = 0; k < N_CLASSES; k++) {
-		if (V4L2_CTRL_ID2WHICH(classes[k]) == V4L2_CTRL_ID2WHICH(xm->id)) {
-			c->class_bitmap |= (uint8_t)BIT(k);
-			break;
-		}
-	}
+	mark_class(c, xm->id);
 	return 0;
 }
