@@ -1,8 +1,8 @@
 /* V4L2 controls with uvcvideo 6.1's answers (uvc_ctrl.c: uvc_query_v4l2_ctrl,
- * uvc_query_v4l2_menu, uvc_ctrl_is_accessible, uvc_ctrl_get, uvc_ctrl_set,
- * uvc_ctrl_commit_entity; uvc_v4l2.c: uvc_ioctl_query_ext_ctrl;
- * uvc_driver.c: uvc_scan_chain). See controls.h for the request protocol;
- * extension units are in controls_xu.c. */
+ * uvc_query_v4l2_menu, uvc_ctrl_populate_cache, __uvc_ctrl_load_cur;
+ * uvc_v4l2.c: uvc_ioctl_query_ext_ctrl; uvc_driver.c: uvc_scan_chain). See
+ * controls.h for the request protocol; values are in controls_value.c,
+ * extension units in controls_xu.c. */
 #include "v4l2/controls.h"
 
 #include <errno.h>
@@ -167,8 +167,7 @@ int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 
 /* ---- requests ---- */
 
-/* Request 'query' of control i, of the control's own size. */
-static struct ctrls_request request_of(const struct ctrls *c, unsigned i, uint8_t query)
+struct ctrls_request ctrls_request_of(const struct ctrls *c, unsigned i, uint8_t query)
 {
 	const struct ctrls_uvc *u = &c->uvc[i];
 
@@ -182,7 +181,7 @@ static struct ctrls_request request_of(const struct ctrls *c, unsigned i, uint8_
 /* Leaves request 'query' of control i in c->need for the caller to make. */
 static int ask_camera(struct ctrls *c, unsigned i, uint8_t query)
 {
-	c->need = request_of(c, i, query);
+	c->need = ctrls_request_of(c, i, query);
 	return CTRLS_NEED;
 }
 
@@ -199,7 +198,7 @@ int ctrls_next_info(const struct ctrls *c, struct ctrls_request *r)
 	for (unsigned i = 0; i < c->n_uvc; i++) {
 		if (c->uvc[i].info_done)
 			continue;
-		*r = request_of(c, i, UVC_GET_INFO);
+		*r = ctrls_request_of(c, i, UVC_GET_INFO);
 		r->size = 1;
 		return 1;
 	}
@@ -223,18 +222,6 @@ static int kind_of_query(uint8_t query)
 	default:
 		return -1;
 	}
-}
-
-/* The control's bytes of one kind (CTRLS_CUR ...): u->size bytes, in the
- * control itself or, for a large extension unit control, on the heap. */
-static uint8_t *ctrl_bytes(struct ctrls_uvc *u, int kind)
-{
-	return u->xdata ? u->xdata + (size_t)kind * u->size : u->data[kind];
-}
-
-static const uint8_t *ctrl_bytes_const(const struct ctrls_uvc *u, int kind)
-{
-	return u->xdata ? u->xdata + (size_t)kind * u->size : u->data[kind];
 }
 
 uint8_t *ctrls_data(struct ctrls *c, unsigned i, enum ctrls_data kind)
@@ -285,8 +272,7 @@ void ctrls_feed(struct ctrls *c, const struct ctrls_request *r, const uint8_t *d
 		u->have |= (uint8_t)BIT(kind);
 }
 
-/* uvc_ctrl_populate_cache: GET_DEF, MIN, MAX, RES as the flags allow. */
-static int populate_cache(struct ctrls *c, unsigned i)
+int ctrls_populate_cache(struct ctrls *c, unsigned i)
 {
 	static const struct {
 		uint16_t flag;
@@ -306,8 +292,7 @@ static int populate_cache(struct ctrls *c, unsigned i)
 	return 0;
 }
 
-/* __uvc_ctrl_load_cur: a control without GET_CUR reads as zeros. */
-static int load_cur(struct ctrls *c, unsigned i)
+int ctrls_load_cur(struct ctrls *c, unsigned i)
 {
 	struct ctrls_uvc *u = &c->uvc[i];
 
@@ -323,9 +308,7 @@ static int load_cur(struct ctrls *c, unsigned i)
 
 /* ---- lookup ---- */
 
-/* uvc_find_control: exact id (the first mapping in order), or with
- * V4L2_CTRL_FLAG_NEXT_CTRL the lowest id above it (the first on ties). */
-static int find_or_next(const struct ctrls *c, uint32_t id)
+int ctrls_find_or_next(const struct ctrls *c, uint32_t id)
 {
 	bool next = id & V4L2_CTRL_FLAG_NEXT_CTRL;
 	int best = -1;
@@ -342,9 +325,18 @@ static int find_or_next(const struct ctrls *c, uint32_t id)
 	return best;
 }
 
+int ctrls_check_map(struct ctrls *c, unsigned k)
+{
+	int err = ctrls_take_error(c);
+
+	if (err)
+		return err;
+	return k < c->n_maps ? 0 : -EINVAL;
+}
+
 int ctrls_find(const struct ctrls *c, uint32_t id)
 {
-	int k = find_or_next(c, id & V4L2_CTRL_ID_MASK);
+	int k = ctrls_find_or_next(c, id & V4L2_CTRL_ID_MASK);
 
 	return k < 0 ? -EINVAL : k;
 }
@@ -366,9 +358,7 @@ int ctrls_find_in_entity(const struct ctrls *c, uint8_t entity, uint32_t id)
 	return -1;
 }
 
-/* __uvc_query_v4l2_class: the class the id names, or with NEXT_CTRL the
- * first class between it and found_id; -1 when none. */
-static int find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
+int ctrls_find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
 {
 	bool next = req & V4L2_CTRL_FLAG_NEXT_CTRL;
 
@@ -389,7 +379,7 @@ static int find_class(const struct ctrls *c, uint32_t req, uint32_t found_id)
 
 bool ctrls_is_class(const struct ctrls *c, uint32_t id)
 {
-	return find_class(c, id, 0) >= 0;
+	return ctrls_find_class(c, id, 0) >= 0;
 }
 
 static void fill_class(struct v4l2_queryctrl *qc, int k)
@@ -399,42 +389,6 @@ static void fill_class(struct v4l2_queryctrl *qc, int k)
 	strncpy((char *)qc->name, uvc_ctrl_v4l2_name(qc->id), sizeof(qc->name) - 1);
 	qc->type = V4L2_CTRL_TYPE_CTRL_CLASS;
 	qc->flags = V4L2_CTRL_FLAG_WRITE_ONLY | V4L2_CTRL_FLAG_READ_ONLY;
-}
-
-/* __uvc_ctrl_get of mapping k: GET_CUR needed, menus as indices. */
-static int cur_value(struct ctrls *c, unsigned k, int32_t *value)
-{
-	unsigned i = c->maps[k].uvc;
-	int r;
-
-	if (!(c->uvc[i].flags & UVC_CTRL_FLAG_GET_CUR))
-		return -EACCES;
-	r = load_cur(c, i);
-	if (r)
-		return r;
-	*value = ctrls_value_of(c, k, ctrl_bytes_const(&c->uvc[i], CTRLS_CUR));
-	return 0;
-}
-
-int32_t ctrls_value_of(const struct ctrls *c, unsigned k, const uint8_t *data)
-{
-	const struct uvc_ctrl_mapping *m = c->maps[k].map;
-	int32_t value = uvc_ctrl_get_value(m, UVC_GET_CUR, data);
-
-	if (m->v4l2_type == V4L2_CTRL_TYPE_MENU)
-		value = uvc_ctrl_menu_index(m, value);
-	return value;
-}
-
-int ctrls_get_map(struct ctrls *c, unsigned k, int32_t *value)
-{
-	int err = ctrls_take_error(c);
-
-	if (err)
-		return err;
-	if (k >= c->n_maps)
-		return -EINVAL;
-	return cur_value(c, k, value);
 }
 
 /* ---- queries ---- */
@@ -461,14 +415,14 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 		if (master >= 0 && (c->uvc[c->maps[master].uvc].flags & UVC_CTRL_FLAG_GET_CUR)) {
 			int32_t val;
 
-			r = cur_value(c, (unsigned)master, &val);
+			r = ctrls_cur_value(c, (unsigned)master, &val);
 			if (r)
 				return r;
 			if (val != m->master_manual)
 				qc->flags |= V4L2_CTRL_FLAG_INACTIVE;
 		}
 	}
-	r = populate_cache(c, i);
+	r = ctrls_populate_cache(c, i);
 	if (r)
 		return r;
 	if (u->flags & UVC_CTRL_FLAG_GET_DEF)
@@ -505,13 +459,9 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 
 int ctrls_query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 {
-	int err = ctrls_take_error(c);
+	int err = ctrls_check_map(c, k);
 
-	if (err)
-		return err;
-	if (k >= c->n_maps)
-		return -EINVAL;
-	return query_map(c, k, qc);
+	return err ? err : query_map(c, k, qc);
 }
 
 int ctrls_queryctrl(struct ctrls *c, struct v4l2_queryctrl *qc)
@@ -523,17 +473,17 @@ int ctrls_queryctrl(struct ctrls *c, struct v4l2_queryctrl *qc)
 	if (err)
 		return err;
 	if (!(id & V4L2_CTRL_FLAG_NEXT_CTRL)) {
-		cls = find_class(c, id, 0);
+		cls = ctrls_find_class(c, id, 0);
 		if (cls >= 0) {
 			fill_class(qc, cls);
 			return 0;
 		}
 	}
-	k = find_or_next(c, id);
+	k = ctrls_find_or_next(c, id);
 	if (k < 0)
 		return -EINVAL;
 	if (id & V4L2_CTRL_FLAG_NEXT_CTRL) {
-		cls = find_class(c, id, c->maps[k].map->id);
+		cls = ctrls_find_class(c, id, c->maps[k].map->id);
 		if (cls >= 0) {
 			fill_class(qc, cls);
 			return 0;
@@ -582,7 +532,7 @@ int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
 		return -EINVAL;
 	if (err)
 		return err;
-	k = find_or_next(c, id);
+	k = ctrls_find_or_next(c, id);
 	if (k < 0 || c->maps[k].map->v4l2_type != V4L2_CTRL_TYPE_MENU)
 		return -EINVAL;
 	m = c->maps[k].map;
@@ -591,7 +541,7 @@ int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
 		return -EINVAL;
 	entry = &m->menu[index];
 	if (m->data_type == UVC_CTRL_DATA_TYPE_BITMASK && (c->uvc[i].flags & UVC_CTRL_FLAG_GET_RES)) {
-		r = populate_cache(c, i);
+		r = ctrls_populate_cache(c, i);
 		if (r)
 			return r;
 		if (!(uvc_ctrl_get_value(m, UVC_GET_RES, ctrl_bytes(&c->uvc[i], CTRLS_RES)) &
@@ -600,261 +550,4 @@ int ctrls_querymenu(struct ctrls *c, struct v4l2_querymenu *qm)
 	}
 	strncpy((char *)qm->name, entry->name, sizeof(qm->name) - 1);
 	return 0;
-}
-
-/* ---- get and set ---- */
-
-int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsigned count,
-		       unsigned idx, unsigned long ioctl)
-{
-	bool read = ioctl == VIDIOC_G_EXT_CTRLS;
-	int err = ctrls_take_error(c);
-	const struct uvc_ctrl_mapping *m;
-	uint16_t flags;
-	int32_t val;
-	int k, master, r;
-
-	if (find_class(c, xs[idx].id, 0) >= 0)
-		return -EACCES;
-	k = find_or_next(c, xs[idx].id);
-	if (k < 0)
-		return -EINVAL;
-	m = c->maps[k].map;
-	flags = c->uvc[c->maps[k].uvc].flags;
-	if (read && !(flags & UVC_CTRL_FLAG_GET_CUR))
-		return -EACCES;
-	if (!read && !(flags & UVC_CTRL_FLAG_SET_CUR))
-		return -EACCES;
-	if (ioctl != VIDIOC_S_EXT_CTRLS || !m->master_id)
-		return 0;
-	for (unsigned j = count; j-- > 0;)
-		if (xs[j].id == m->master_id)
-			return xs[j].value == m->master_manual ? 0 : -EACCES;
-	master = ctrls_find_in_entity(c, c->uvc[c->maps[k].uvc].entity, m->master_id);
-	if (master < 0 || !(c->uvc[c->maps[master].uvc].flags & UVC_CTRL_FLAG_GET_CUR))
-		return 0;
-	if (err)
-		return 0; /* uvcvideo ignores a master it cannot read */
-	r = cur_value(c, (unsigned)master, &val);
-	if (r == CTRLS_NEED)
-		return r;
-	return r == 0 && val != m->master_manual ? -EACCES : 0;
-}
-
-int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value)
-{
-	int err = ctrls_take_error(c);
-	int k;
-
-	if (err)
-		return err;
-	if (find_class(c, id, 0) >= 0)
-		return -EACCES;
-	k = find_or_next(c, id);
-	if (k < 0)
-		return -EINVAL;
-	return cur_value(c, (unsigned)k, value);
-}
-
-/* The integer clamp of uvc_ctrl_set, in the kernel's u32/s32 arithmetic:
- * min + DIV_ROUND_CLOSEST((u32)(value - min), step) * step, then clamped
- * as s32 for signed mappings and as u32 otherwise. */
-static int32_t clamp_integer(const struct uvc_ctrl_mapping *m, const struct ctrls_uvc *u,
-			     int32_t value)
-{
-	int32_t min = uvc_ctrl_get_value(m, UVC_GET_MIN, ctrl_bytes_const(u, CTRLS_MIN));
-	int32_t max = uvc_ctrl_get_value(m, UVC_GET_MAX, ctrl_bytes_const(u, CTRLS_MAX));
-	uint32_t step =
-		(uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES, ctrl_bytes_const(u, CTRLS_RES));
-	uint32_t from_min, unsigned_value;
-	int32_t rounded;
-
-	if (step == 0)
-		step = 1;
-	from_min = (uint32_t)value - (uint32_t)min;
-	rounded = (int32_t)((uint32_t)min + (from_min + step / 2) / step * step);
-	if (m->data_type == UVC_CTRL_DATA_TYPE_SIGNED) {
-		rounded = rounded < min ? min : rounded;
-		return rounded > max ? max : rounded;
-	}
-	unsigned_value = (uint32_t)rounded < (uint32_t)min ? (uint32_t)min : (uint32_t)rounded;
-	return (int32_t)(unsigned_value > (uint32_t)max ? (uint32_t)max : unsigned_value);
-}
-
-int ctrls_set(struct ctrls *c, uint32_t id, int32_t *value)
-{
-	int err = ctrls_take_error(c);
-	const struct uvc_ctrl_mapping *m;
-	struct ctrls_uvc *u;
-	int32_t v4l2_value = *value, uvc_value;
-	unsigned i;
-	int k, r;
-
-	if (find_class(c, id, 0) >= 0)
-		return -EACCES;
-	k = find_or_next(c, id);
-	if (k < 0)
-		return -EINVAL;
-	m = c->maps[k].map;
-	i = c->maps[k].uvc;
-	u = &c->uvc[i];
-	if (!(u->flags & UVC_CTRL_FLAG_SET_CUR))
-		return -EACCES;
-
-	switch (m->v4l2_type) {
-	case V4L2_CTRL_TYPE_INTEGER:
-		r = populate_cache(c, i);
-		if (r)
-			return err ? err : r;
-		v4l2_value = clamp_integer(m, u, *value);
-		uvc_value = v4l2_value;
-		break;
-	case V4L2_CTRL_TYPE_BOOLEAN:
-		v4l2_value = *value < 0 ? 0 : *value > 1 ? 1 : *value;
-		uvc_value = v4l2_value;
-		break;
-	case V4L2_CTRL_TYPE_MENU:
-		if (*value < uvc_ctrl_menu_min(m->menu_mask) ||
-		    *value > uvc_ctrl_menu_max(m->menu_mask))
-			return -ERANGE;
-		if (!(m->menu_mask & BIT(*value)))
-			return -EINVAL;
-		uvc_value = (int32_t)m->menu[*value].value;
-		if (m->data_type == UVC_CTRL_DATA_TYPE_BITMASK && (u->flags & UVC_CTRL_FLAG_GET_RES)) {
-			r = populate_cache(c, i);
-			if (r)
-				return err ? err : r;
-			uint32_t res = (uint32_t)uvc_ctrl_get_value(m, UVC_GET_RES,
-								    ctrl_bytes(u, CTRLS_RES));
-
-			if (!(res & (uint32_t)uvc_value))
-				return -EINVAL;
-		}
-		break;
-	default:
-		uvc_value = *value;
-		break;
-	}
-
-	/* A mapping that covers part of the control: read-modify-write. */
-	if (u->size * 8u != m->size) {
-		r = load_cur(c, i);
-		if (r) {
-			if (err)
-				*value = v4l2_value; /* uvcvideo clamped it before failing */
-			return err ? err : r;
-		}
-	}
-	if (err)
-		return err;
-	*value = v4l2_value;
-	if (!u->dirty && u->size)
-		memcpy(ctrl_bytes(u, CTRLS_BACKUP), ctrl_bytes(u, CTRLS_CUR), u->size);
-	uvc_ctrl_set_value(m, uvc_value, ctrl_bytes(u, CTRLS_CUR));
-	u->dirty = true;
-	return 0;
-}
-
-int ctrls_encode(struct ctrls *c, uint32_t id, int32_t value, uint8_t *out)
-{
-	int err = ctrls_take_error(c);
-	unsigned i;
-	int k, r;
-
-	if (err)
-		return err;
-	k = find_or_next(c, id);
-	if (k < 0)
-		return -EINVAL;
-	i = c->maps[k].uvc;
-	if (c->uvc[i].size * 8u != c->maps[k].map->size) {
-		r = load_cur(c, i);
-		if (r)
-			return r;
-		memcpy(out, ctrl_bytes(&c->uvc[i], CTRLS_CUR), c->uvc[i].size);
-	} else {
-		memset(out, 0, c->uvc[i].size);
-	}
-	uvc_ctrl_set_value(c->maps[k].map, value, out);
-	return 0;
-}
-
-/* ---- commit ---- */
-
-int ctrls_commit_next(const struct ctrls *c, unsigned from, struct ctrls_request *r,
-		      const uint8_t **bytes)
-{
-	for (unsigned i = from; i < c->n_uvc; i++) {
-		if (!c->uvc[i].dirty)
-			continue;
-		*r = request_of(c, i, UVC_SET_CUR);
-		*bytes = ctrl_bytes_const(&c->uvc[i], CTRLS_CUR);
-		return 1;
-	}
-	return 0;
-}
-
-void ctrls_commit_done(struct ctrls *c, unsigned ctrl, int result)
-{
-	struct ctrls_uvc *u;
-
-	if (ctrl >= c->n_uvc)
-		return;
-	u = &c->uvc[ctrl];
-	if (result < 0 && u->dirty && u->size)
-		memcpy(ctrl_bytes(u, CTRLS_CUR), ctrl_bytes(u, CTRLS_BACKUP), u->size);
-	if (result >= 0 && u->dirty)
-		u->modified = true;
-	u->dirty = false;
-}
-
-int ctrls_restore_next(const struct ctrls *c, unsigned from, struct ctrls_request *r,
-		       const uint8_t **bytes)
-{
-	for (unsigned i = from; i < c->n_uvc; i++) {
-		const struct ctrls_uvc *u = &c->uvc[i];
-		/* the bytes of a SET_CUR that succeeded are CUR, loaded or not */
-		if (!u->modified || !u->info || !(u->flags & UVC_CTRL_FLAG_RESTORE))
-			continue;
-		*r = request_of(c, i, UVC_SET_CUR);
-		*bytes = ctrl_bytes_const(u, CTRLS_CUR);
-		return 1;
-	}
-	return 0;
-}
-
-void ctrls_rollback(struct ctrls *c)
-{
-	for (unsigned i = 0; i < c->n_uvc; i++)
-		ctrls_commit_done(c, i, c->uvc[i].dirty ? -1 : 0);
-}
-
-void ctrls_end(struct ctrls *c)
-{
-	for (unsigned i = 0; i < c->n_uvc; i++)
-		if ((c->uvc[i].flags & UVC_CTRL_FLAG_AUTO_UPDATE) ||
-		    !(c->uvc[i].flags & UVC_CTRL_FLAG_GET_CUR))
-			c->uvc[i].loaded = false;
-}
-
-unsigned ctrls_error_idx(const struct ctrls *c, unsigned ctrl, const struct v4l2_ext_control *xs,
-			 unsigned count)
-{
-	if (ctrl >= c->n_uvc)
-		return count;
-	for (unsigned j = 0; j < count; j++) {
-		int k = ctrls_find_in_entity(c, c->uvc[ctrl].entity, xs[j].id & V4L2_CTRL_ID_MASK);
-
-		if (k >= 0 && c->maps[k].uvc == ctrl)
-			return j;
-	}
-	return count;
-}
-
-/* ---- status reports ---- */
-
-void ctrls_invalidate(struct ctrls *c, unsigned i)
-{
-	if (i < c->n_uvc && !c->uvc[i].dirty)
-		c->uvc[i].loaded = false;
 }
