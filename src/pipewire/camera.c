@@ -54,7 +54,7 @@ struct camera_buf {
 	enum buf_owner owner;
 };
 
-struct pw_camera {
+struct bridge_camera {
 	char path[PATH_MAX];
 	char card[33];
 	char name[160];   /* node.name */
@@ -70,11 +70,11 @@ struct pw_camera {
 	 * pw_stream recycles them only when it runs) */
 	struct spa_source *starved;
 	unsigned enum_ioctls;
-	struct pw_modes modes;
+	struct bridge_modes modes;
 	int fd; /* -1 while no format is negotiated */
 	struct spa_source *io;
 	bool io_on; /* the node's fd is watched (some buffer is queued to it) */
-	struct pw_mode mode;
+	struct bridge_mode mode;
 	uint32_t sizeimage, bytesperline;
 	unsigned n_bufs;
 	struct camera_buf bufs[CAMERA_BUFFERS];
@@ -101,24 +101,24 @@ static int open_node(const char *path)
 
 /* An enumeration ioctl, within the budget (-E2BIG beyond: a daemon that
  * lists without end does not hold the bridge). */
-static int enum_ioctl(struct pw_camera *c, int fd, unsigned long req, void *arg)
+static int enum_ioctl(struct bridge_camera *c, int fd, unsigned long req, void *arg)
 {
 	if (++c->enum_ioctls > ENUM_IOCTLS_MAX || c->modes.n >= MODES_MAX)
 		return -E2BIG;
 	return xioctl(fd, req, arg);
 }
 
-static int add_interval(struct pw_camera *c, uint32_t fourcc, uint32_t w, uint32_t h,
+static int add_interval(struct bridge_camera *c, uint32_t fourcc, uint32_t w, uint32_t h,
 			const struct v4l2_fract *interval)
 {
 	if (!interval->numerator || !interval->denominator)
 		return 0;
-	struct pw_mode m = { .fourcc = fourcc, .width = w, .height = h,
-			     .fps_num = interval->denominator, .fps_den = interval->numerator };
-	return pw_modes_add(&c->modes, &m);
+	struct bridge_mode m = { .fourcc = fourcc, .width = w, .height = h,
+				 .fps_num = interval->denominator, .fps_den = interval->numerator };
+	return bridge_modes_add(&c->modes, &m);
 }
 
-static int enum_intervals(struct pw_camera *c, int fd, uint32_t fourcc, uint32_t w, uint32_t h)
+static int enum_intervals(struct bridge_camera *c, int fd, uint32_t fourcc, uint32_t w, uint32_t h)
 {
 	for (uint32_t k = 0; k < ENUM_MAX; k++) {
 		struct v4l2_frmivalenum fi = { .index = k, .pixel_format = fourcc,
@@ -143,13 +143,13 @@ static int enum_intervals(struct pw_camera *c, int fd, uint32_t fourcc, uint32_t
 	return 0;
 }
 
-static int enum_modes(struct pw_camera *c, int fd)
+static int enum_modes(struct bridge_camera *c, int fd)
 {
 	for (uint32_t i = 0; i < ENUM_MAX; i++) {
 		struct v4l2_fmtdesc fd_ = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 		if (enum_ioctl(c, fd, VIDIOC_ENUM_FMT, &fd_) < 0)
 			break;
-		if (!pw_mode_fourcc_known(fd_.pixelformat))
+		if (!bridge_mode_fourcc_known(fd_.pixelformat))
 			continue;
 		for (uint32_t j = 0; j < ENUM_MAX; j++) {
 			struct v4l2_frmsizeenum fs = { .index = j, .pixel_format = fd_.pixelformat };
@@ -176,7 +176,7 @@ static int enum_modes(struct pw_camera *c, int fd)
 
 /* udev's IDs of the node (our rule imports them from `uvcuse
  * --udev-properties`); left empty without udev. */
-static void read_identity(struct pw_camera *c, dev_t rdev)
+static void read_identity(struct bridge_camera *c, dev_t rdev)
 {
 	sd_device *d = NULL;
 	if (sd_device_new_from_devnum(&d, 'c', rdev) < 0)
@@ -193,7 +193,7 @@ static void read_identity(struct pw_camera *c, dev_t rdev)
 
 /* Reads what the node offers. -EACCES: not ours to open; -ENOTTY: not a
  * uvcuse capture node. */
-static int probe(struct pw_camera *c)
+static int probe(struct bridge_camera *c)
 {
 	int fd = open_node(c->path);
 	if (fd < 0)
@@ -236,7 +236,7 @@ static int probe(struct pw_camera *c)
 
 /* --- streaming --------------------------------------------------------- */
 
-static unsigned at_node(const struct pw_camera *c)
+static unsigned at_node(const struct bridge_camera *c)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < c->n_bufs; i++)
@@ -255,13 +255,13 @@ static void arm_ms(struct pw_loop *loop, struct spa_source *timer, unsigned ms)
 
 /* A fresh node after revive_ms, later and later while publishing keeps
  * failing. */
-static void schedule_revive(struct pw_camera *c)
+static void schedule_revive(struct bridge_camera *c)
 {
 	arm_ms(c->loop, c->revive, c->revive_ms);
 	c->revive_ms = c->revive_ms * 2 > REVIVE_MAX_MS ? REVIVE_MAX_MS : c->revive_ms * 2;
 }
 
-static void update_watch(struct pw_camera *c)
+static void update_watch(struct bridge_camera *c)
 {
 	bool on = c->io && at_node(c) > 0;
 	if (c->io && on != c->io_on)
@@ -279,7 +279,7 @@ static void update_watch(struct pw_camera *c)
 	}
 }
 
-static void stop_stream(struct pw_camera *c)
+static void stop_stream(struct bridge_camera *c)
 {
 	if (c->io) {
 		pw_loop_destroy_source(c->loop, c->io);
@@ -305,7 +305,7 @@ static void stop_stream(struct pw_camera *c)
 
 /* Gives the node's buffers back and closes it: the daemon may stop the
  * camera, and leave after an unplug. */
-static void release_node(struct pw_camera *c)
+static void release_node(struct bridge_camera *c)
 {
 	stop_stream(c);
 	for (unsigned i = 0; i < c->n_bufs; i++) {
@@ -326,7 +326,7 @@ static void release_node(struct pw_camera *c)
 	c->n_bufs = 0;
 }
 
-static void queue_to_node(struct pw_camera *c, struct camera_buf *b)
+static void queue_to_node(struct bridge_camera *c, struct camera_buf *b)
 {
 	struct v4l2_buffer vb = { .index = (uint32_t)(b - c->bufs),
 				  .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
@@ -342,7 +342,7 @@ static void queue_to_node(struct pw_camera *c, struct camera_buf *b)
 
 /* Takes every buffer consumers are done with; queues them to the node
  * while streaming. */
-static void take_free_buffers(struct pw_camera *c)
+static void take_free_buffers(struct bridge_camera *c)
 {
 	struct pw_buffer *pwb;
 	while ((pwb = pw_stream_dequeue_buffer(c->stream))) {
@@ -356,7 +356,7 @@ static void take_free_buffers(struct pw_camera *c)
 	update_watch(c);
 }
 
-static void fail_stream(struct pw_camera *c, int err, const char *what)
+static void fail_stream(struct bridge_camera *c, int err, const char *what)
 {
 	log_warn("%s: %s: %s", c->path, what, strerror(-err));
 	release_node(c);
@@ -364,7 +364,7 @@ static void fail_stream(struct pw_camera *c, int err, const char *what)
 }
 
 /* Hands one filled buffer to PipeWire. */
-static void deliver(struct pw_camera *c, struct camera_buf *b, const struct v4l2_buffer *vb)
+static void deliver(struct bridge_camera *c, struct camera_buf *b, const struct v4l2_buffer *vb)
 {
 	struct spa_buffer *sb = b->pwb->buffer;
 	struct spa_chunk *chunk = sb->datas[0].chunk;
@@ -389,7 +389,7 @@ static void deliver(struct pw_camera *c, struct camera_buf *b, const struct v4l2
 
 static void on_frame_ready(void *data, int fd, uint32_t mask)
 {
-	struct pw_camera *c = data;
+	struct bridge_camera *c = data;
 	(void)fd;
 	if (mask & SPA_IO_HUP) {
 		/* the daemon's answer for a camera gone for good */
@@ -441,13 +441,13 @@ static void on_frame_ready(void *data, int fd, uint32_t mask)
 
 static void on_starved(void *data, uint64_t expirations)
 {
-	struct pw_camera *c = data;
+	struct bridge_camera *c = data;
 	(void)expirations;
 	if (c->streaming && c->stream)
 		pw_stream_trigger_process(c->stream); /* its process event takes buffers back */
 }
 
-static void start_stream(struct pw_camera *c)
+static void start_stream(struct bridge_camera *c)
 {
 	if (c->fd < 0 || c->streaming)
 		return;
@@ -480,7 +480,7 @@ static void start_stream(struct pw_camera *c)
 }
 
 /* S_FMT, S_PARM and buffers for a negotiated mode. */
-static int configure(struct pw_camera *c, const struct pw_mode *m)
+static int configure(struct bridge_camera *c, const struct bridge_mode *m)
 {
 	release_node(c);
 	int fd = open_node(c->path);
@@ -539,7 +539,7 @@ static int configure(struct pw_camera *c, const struct pw_mode *m)
 
 static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param)
 {
-	struct pw_camera *c = data;
+	struct bridge_camera *c = data;
 	if (id != SPA_PARAM_Format)
 		return;
 	if (!param) {
@@ -547,15 +547,15 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 		release_node(c);
 		return;
 	}
-	struct pw_mode m;
-	if (pw_mode_from_format(param, &m) < 0) {
+	struct bridge_mode m;
+	if (bridge_mode_from_format(param, &m) < 0) {
 		pw_stream_set_error(c->stream, -EINVAL, "not a format this camera offers");
 		return;
 	}
-	if (pw_modes_find(&c->modes, &m) < 0 && m.fourcc == V4L2_PIX_FMT_MJPEG) {
+	if (bridge_modes_find(&c->modes, &m) < 0 && m.fourcc == V4L2_PIX_FMT_MJPEG) {
 		/* SPA has one name for both: the camera's own is JPEG */
 		m.fourcc = V4L2_PIX_FMT_JPEG;
-		if (pw_modes_find(&c->modes, &m) < 0)
+		if (bridge_modes_find(&c->modes, &m) < 0)
 			m.fourcc = V4L2_PIX_FMT_MJPEG;
 	}
 	int err = configure(c, &m);
@@ -582,7 +582,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 
 static void on_add_buffer(void *data, struct pw_buffer *pwb)
 {
-	struct pw_camera *c = data;
+	struct bridge_camera *c = data;
 	struct spa_data *d = &pwb->buffer->datas[0];
 	pwb->user_data = NULL;
 	for (unsigned i = 0; i < c->n_bufs; i++) {
@@ -623,7 +623,7 @@ static void on_process(void *data)
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state,
 			     const char *error)
 {
-	struct pw_camera *c = data;
+	struct bridge_camera *c = data;
 	(void)old;
 	log_debug("%s: stream %s%s%s", c->path, pw_stream_state_as_string(state),
 		  error ? ": " : "", error ? error : "");
@@ -647,7 +647,7 @@ static const struct pw_stream_events stream_events = {
 	.process = on_process,
 };
 
-static int publish(struct pw_camera *c)
+static int publish(struct bridge_camera *c)
 {
 	struct pw_properties *props = pw_properties_new(
 		PW_KEY_MEDIA_CLASS, "Video/Source", PW_KEY_MEDIA_ROLE, "Camera",
@@ -676,7 +676,7 @@ static int publish(struct pw_camera *c)
 		struct spa_pod_builder b = SPA_POD_BUILDER_INIT(space, (uint32_t)cap);
 		uint32_t n = 0;
 		for (size_t i = 0; i < c->modes.n; i++) {
-			const struct spa_pod *p = pw_mode_enum_format(&b, &c->modes.v[i]);
+			const struct spa_pod *p = bridge_mode_enum_format(&b, &c->modes.v[i]);
 			if (p)
 				params[n++] = p;
 		}
@@ -692,7 +692,7 @@ static int publish(struct pw_camera *c)
 	return err < 0 ? err : 0;
 }
 
-static void unpublish(struct pw_camera *c)
+static void unpublish(struct bridge_camera *c)
 {
 	if (!c->stream)
 		return;
@@ -704,7 +704,7 @@ static void unpublish(struct pw_camera *c)
 
 static void on_revive(void *data, uint64_t expirations)
 {
-	struct pw_camera *c = data;
+	struct bridge_camera *c = data;
 	(void)expirations;
 	unpublish(c);
 	int err = publish(c);
@@ -715,10 +715,10 @@ static void on_revive(void *data, uint64_t expirations)
 	}
 }
 
-int pw_camera_new(struct pw_core *core, struct pw_loop *loop, const char *path,
-		  struct pw_camera **out)
+int bridge_camera_new(struct pw_core *core, struct pw_loop *loop, const char *path,
+		      struct bridge_camera **out)
 {
-	struct pw_camera *c = calloc(1, sizeof(*c));
+	struct bridge_camera *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->fd = -1;
@@ -733,7 +733,7 @@ int pw_camera_new(struct pw_core *core, struct pw_loop *loop, const char *path,
 			log_debug("%s: not published: %s", path, strerror(-err));
 		else
 			log_warn("%s: not published: %s", path, strerror(-err));
-		pw_modes_clear(&c->modes);
+		bridge_modes_clear(&c->modes);
 		free(c);
 		return err;
 	}
@@ -743,14 +743,14 @@ int pw_camera_new(struct pw_core *core, struct pw_loop *loop, const char *path,
 	err = c->revive && c->starved ? publish(c) : -ENOMEM;
 	if (err < 0) {
 		log_warn("%s: publishing: %s", path, strerror(-err));
-		pw_camera_free(c);
+		bridge_camera_free(c);
 		return err;
 	}
 	*out = c;
 	return 0;
 }
 
-void pw_camera_free(struct pw_camera *c)
+void bridge_camera_free(struct bridge_camera *c)
 {
 	if (!c)
 		return;
@@ -760,11 +760,11 @@ void pw_camera_free(struct pw_camera *c)
 	if (c->starved)
 		pw_loop_destroy_source(c->loop, c->starved);
 	log_info("%s: node removed", c->path);
-	pw_modes_clear(&c->modes);
+	bridge_modes_clear(&c->modes);
 	free(c);
 }
 
-const char *pw_camera_path(const struct pw_camera *c)
+const char *bridge_camera_path(const struct bridge_camera *c)
 {
 	return c->path;
 }

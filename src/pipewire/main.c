@@ -43,7 +43,7 @@ struct bridge {
 	const char *dev_dir;
 	int dev_watch_fd;
 	struct spa_source *dev_watch;
-	struct pw_camera *cams[MAX_CAMERAS];
+	struct bridge_camera *cams[MAX_CAMERAS];
 };
 
 static bool is_video_name(const char *name)
@@ -78,14 +78,14 @@ static bool is_cuse_node(const char *path)
 static int find_camera(struct bridge *br, const char *path)
 {
 	for (int i = 0; i < MAX_CAMERAS; i++)
-		if (br->cams[i] && strcmp(pw_camera_path(br->cams[i]), path) == 0)
+		if (br->cams[i] && strcmp(bridge_camera_path(br->cams[i]), path) == 0)
 			return i;
 	return -1;
 }
 
 static void drop_slot(struct bridge *br, int i)
 {
-	pw_camera_free(br->cams[i]);
+	bridge_camera_free(br->cams[i]);
 	br->cams[i] = NULL;
 }
 
@@ -121,7 +121,7 @@ static void consider(struct bridge *br, const char *name)
 		log_warn("%s: more than %d cameras; not published", path, MAX_CAMERAS);
 		return;
 	}
-	pw_camera_new(br->core, br->loop, path, &br->cams[slot]);
+	bridge_camera_new(br->core, br->loop, path, &br->cams[slot]);
 }
 
 static void scan(struct bridge *br)
@@ -143,7 +143,8 @@ static void rescan(struct bridge *br)
 {
 	for (int i = 0; i < MAX_CAMERAS; i++) {
 		struct stat st;
-		if (br->cams[i] && (stat(pw_camera_path(br->cams[i]), &st) < 0 || !S_ISCHR(st.st_mode)))
+		if (br->cams[i] &&
+		    (stat(bridge_camera_path(br->cams[i]), &st) < 0 || !S_ISCHR(st.st_mode)))
 			drop_slot(br, i);
 	}
 	scan(br);

@@ -40,19 +40,19 @@ static int known_index(uint32_t fourcc)
 	return -1;
 }
 
-bool pw_mode_fourcc_known(uint32_t fourcc)
+bool bridge_mode_fourcc_known(uint32_t fourcc)
 {
 	return known_index(fourcc) >= 0;
 }
 
-static bool mode_equal(const struct pw_mode *a, const struct pw_mode *b)
+static bool mode_equal(const struct bridge_mode *a, const struct bridge_mode *b)
 {
 	/* rates compare as fractions: 30/1 is 60/2 */
 	return a->fourcc == b->fourcc && a->width == b->width && a->height == b->height &&
 	       (uint64_t)a->fps_num * b->fps_den == (uint64_t)b->fps_num * a->fps_den;
 }
 
-long pw_modes_find(const struct pw_modes *ms, const struct pw_mode *m)
+long bridge_modes_find(const struct bridge_modes *ms, const struct bridge_mode *m)
 {
 	for (size_t i = 0; i < ms->n; i++)
 		if (mode_equal(&ms->v[i], m))
@@ -60,15 +60,15 @@ long pw_modes_find(const struct pw_modes *ms, const struct pw_mode *m)
 	return -1;
 }
 
-int pw_modes_add(struct pw_modes *ms, const struct pw_mode *m)
+int bridge_modes_add(struct bridge_modes *ms, const struct bridge_mode *m)
 {
-	if (!pw_mode_fourcc_known(m->fourcc) || !m->width || !m->height || !m->fps_den)
+	if (!bridge_mode_fourcc_known(m->fourcc) || !m->width || !m->height || !m->fps_den)
 		return 0;
-	if (pw_modes_find(ms, m) >= 0)
+	if (bridge_modes_find(ms, m) >= 0)
 		return 0;
 	if (ms->n == ms->cap) {
 		size_t cap = ms->cap ? ms->cap * 2 : 16;
-		struct pw_mode *v = realloc(ms->v, cap * sizeof(*v));
+		struct bridge_mode *v = realloc(ms->v, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
 		ms->v = v;
@@ -78,13 +78,14 @@ int pw_modes_add(struct pw_modes *ms, const struct pw_mode *m)
 	return 0;
 }
 
-void pw_modes_clear(struct pw_modes *ms)
+void bridge_modes_clear(struct bridge_modes *ms)
 {
 	free(ms->v);
 	memset(ms, 0, sizeof(*ms));
 }
 
-const struct spa_pod *pw_mode_enum_format(struct spa_pod_builder *b, const struct pw_mode *m)
+const struct spa_pod *bridge_mode_enum_format(struct spa_pod_builder *b,
+					      const struct bridge_mode *m)
 {
 	int k = known_index(m->fourcc);
 	if (k < 0)
@@ -102,7 +103,7 @@ const struct spa_pod *pw_mode_enum_format(struct spa_pod_builder *b, const struc
 	return spa_pod_builder_pop(b, &f);
 }
 
-int pw_mode_from_format(const struct spa_pod *format, struct pw_mode *out)
+int bridge_mode_from_format(const struct spa_pod *format, struct bridge_mode *out)
 {
 	struct spa_video_info info;
 	memset(&info, 0, sizeof(info));
@@ -134,11 +135,11 @@ int pw_mode_from_format(const struct spa_pod *format, struct pw_mode *out)
 			continue;
 		/* MJPEG before JPEG: the first entry of a subtype is the one
 		 * uvcuse nodes list */
-		*out = (struct pw_mode){ .fourcc = known[i].fourcc,
-					 .width = size.width,
-					 .height = size.height,
-					 .fps_num = rate.num,
-					 .fps_den = rate.denom ? rate.denom : 1 };
+		*out = (struct bridge_mode){ .fourcc = known[i].fourcc,
+					     .width = size.width,
+					     .height = size.height,
+					     .fps_num = rate.num,
+					     .fps_den = rate.denom ? rate.denom : 1 };
 		return 0;
 	}
 	return -EINVAL;
