@@ -80,7 +80,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 static void on_add_buffer(void *data, struct pw_buffer *pwb)
 {
 	struct bridge_camera *c = data;
-	struct spa_data *d = &pwb->buffer->datas[0];
+	struct spa_data *block = &pwb->buffer->datas[0];
 	pwb->user_data = NULL;
 	for (unsigned i = 0; i < c->n_bufs; i++) {
 		struct camera_buf *b = &c->bufs[i];
@@ -89,12 +89,12 @@ static void on_add_buffer(void *data, struct pw_buffer *pwb)
 		b->pwb = pwb;
 		b->owner = OWNER_PIPEWIRE;
 		pwb->user_data = b;
-		d->type = SPA_DATA_MemFd;
-		d->flags = SPA_DATA_FLAG_READABLE;
-		d->fd = b->memfd;
-		d->mapoffset = 0;
-		d->maxsize = b->length;
-		d->data = NULL; /* never touched here: the daemon writes, consumers read */
+		block->type = SPA_DATA_MemFd;
+		block->flags = SPA_DATA_FLAG_READABLE;
+		block->fd = b->memfd;
+		block->mapoffset = 0;
+		block->maxsize = b->length;
+		block->data = NULL; /* never touched here: the daemon writes, consumers read */
 		return;
 	}
 	log_warn("%s: PipeWire wants more buffers than the node gave (%u)", c->path, c->n_bufs);

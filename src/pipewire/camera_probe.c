@@ -84,24 +84,24 @@ static int enum_intervals(struct bridge_camera *c, int fd, uint32_t fourcc, uint
 static int enum_modes(struct bridge_camera *c, int fd)
 {
 	for (uint32_t i = 0; i < ENUM_MAX; i++) {
-		struct v4l2_fmtdesc fd_ = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
-		if (enum_ioctl(c, fd, VIDIOC_ENUM_FMT, &fd_) < 0)
+		struct v4l2_fmtdesc fmt = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+		if (enum_ioctl(c, fd, VIDIOC_ENUM_FMT, &fmt) < 0)
 			break;
-		if (!bridge_mode_fourcc_known(fd_.pixelformat))
+		if (!bridge_mode_fourcc_known(fmt.pixelformat))
 			continue;
 		for (uint32_t j = 0; j < ENUM_MAX; j++) {
-			struct v4l2_frmsizeenum fs = { .index = j, .pixel_format = fd_.pixelformat };
+			struct v4l2_frmsizeenum fs = { .index = j, .pixel_format = fmt.pixelformat };
 			if (enum_ioctl(c, fd, VIDIOC_ENUM_FRAMESIZES, &fs) < 0)
 				break;
 			if (fs.type != V4L2_FRMSIZE_TYPE_DISCRETE) {
 				/* UVC cameras list discrete sizes; offer the largest */
-				int err = enum_intervals(c, fd, fd_.pixelformat, fs.stepwise.max_width,
+				int err = enum_intervals(c, fd, fmt.pixelformat, fs.stepwise.max_width,
 							 fs.stepwise.max_height);
 				if (err < 0 && err != -E2BIG)
 					return err;
 				break;
 			}
-			int err = enum_intervals(c, fd, fd_.pixelformat, fs.discrete.width,
+			int err = enum_intervals(c, fd, fmt.pixelformat, fs.discrete.width,
 						 fs.discrete.height);
 			if (err < 0 && err != -E2BIG)
 				return err;
@@ -116,17 +116,17 @@ static int enum_modes(struct bridge_camera *c, int fd)
  * --udev-properties`); left empty without udev. */
 static void read_identity(struct bridge_camera *c, dev_t rdev)
 {
-	sd_device *d = NULL;
-	if (sd_device_new_from_devnum(&d, 'c', rdev) < 0)
+	sd_device *dev = NULL;
+	if (sd_device_new_from_devnum(&dev, 'c', rdev) < 0)
 		return;
-	const char *v;
-	if (sd_device_get_property_value(d, "ID_VENDOR_ID", &v) >= 0)
-		snprintf(c->vendor, sizeof(c->vendor), "%s", v);
-	if (sd_device_get_property_value(d, "ID_MODEL_ID", &v) >= 0)
-		snprintf(c->product, sizeof(c->product), "%s", v);
-	if (sd_device_get_property_value(d, "ID_SERIAL", &v) >= 0)
-		snprintf(c->serial, sizeof(c->serial), "%s", v);
-	sd_device_unref(d);
+	const char *value;
+	if (sd_device_get_property_value(dev, "ID_VENDOR_ID", &value) >= 0)
+		snprintf(c->vendor, sizeof(c->vendor), "%s", value);
+	if (sd_device_get_property_value(dev, "ID_MODEL_ID", &value) >= 0)
+		snprintf(c->product, sizeof(c->product), "%s", value);
+	if (sd_device_get_property_value(dev, "ID_SERIAL", &value) >= 0)
+		snprintf(c->serial, sizeof(c->serial), "%s", value);
+	sd_device_unref(dev);
 }
 
 int camera_probe(struct bridge_camera *c)

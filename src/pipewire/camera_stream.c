@@ -134,18 +134,20 @@ static void deliver(struct bridge_camera *c, struct camera_buf *b, const struct 
 {
 	struct spa_buffer *sb = b->pwb->buffer;
 	struct spa_chunk *chunk = sb->datas[0].chunk;
+	bool corrupted = vb->flags & V4L2_BUF_FLAG_ERROR;
 	chunk->offset = 0;
 	chunk->size = vb->bytesused <= b->length ? vb->bytesused : b->length;
 	chunk->stride = (int32_t)c->bytesperline;
-	chunk->flags = (vb->flags & V4L2_BUF_FLAG_ERROR) ? SPA_CHUNK_FLAG_CORRUPTED : 0;
-	struct spa_meta_header *h = spa_buffer_find_meta_data(sb, SPA_META_Header, sizeof(*h));
-	if (h) {
-		h->flags = (vb->flags & V4L2_BUF_FLAG_ERROR) ? SPA_META_HEADER_FLAG_CORRUPTED : 0;
+	chunk->flags = corrupted ? SPA_CHUNK_FLAG_CORRUPTED : 0;
+	struct spa_meta_header *meta =
+		spa_buffer_find_meta_data(sb, SPA_META_Header, sizeof(*meta));
+	if (meta) {
+		meta->flags = corrupted ? SPA_META_HEADER_FLAG_CORRUPTED : 0;
 		/* the node's timestamps are CLOCK_MONOTONIC, PipeWire's clock */
-		h->pts = (int64_t)vb->timestamp.tv_sec * SPA_NSEC_PER_SEC +
-			 (int64_t)vb->timestamp.tv_usec * SPA_NSEC_PER_USEC;
-		h->dts_offset = 0;
-		h->seq = vb->sequence;
+		meta->pts = (int64_t)vb->timestamp.tv_sec * SPA_NSEC_PER_SEC +
+			    (int64_t)vb->timestamp.tv_usec * SPA_NSEC_PER_USEC;
+		meta->dts_offset = 0;
+		meta->seq = vb->sequence;
 	}
 	b->owner = OWNER_PIPEWIRE;
 	if (pw_stream_queue_buffer(c->stream, b->pwb) < 0)
