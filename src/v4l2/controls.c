@@ -315,11 +315,11 @@ int ctrls_find_or_next(const struct ctrls *c, uint32_t id)
 
 	id &= V4L2_CTRL_ID_MASK;
 	for (unsigned k = 0; k < c->n_maps; k++) {
-		uint32_t mid = c->maps[k].map->id;
+		uint32_t map_id = c->maps[k].map->id;
 
-		if (!next && mid == id)
+		if (!next && map_id == id)
 			return (int)k;
-		if (next && mid > id && (best < 0 || c->maps[best].map->id > mid))
+		if (next && map_id > id && (best < 0 || c->maps[best].map->id > map_id))
 			best = (int)k;
 	}
 	return best;
@@ -413,12 +413,12 @@ static int query_map(struct ctrls *c, unsigned k, struct v4l2_queryctrl *qc)
 		int master = ctrls_find_in_entity(c, u->entity, m->master_id);
 
 		if (master >= 0 && (c->uvc[c->maps[master].uvc].flags & UVC_CTRL_FLAG_GET_CUR)) {
-			int32_t val;
+			int32_t master_value;
 
-			r = ctrls_cur_value(c, (unsigned)master, &val);
+			r = ctrls_cur_value(c, (unsigned)master, &master_value);
 			if (r)
 				return r;
-			if (val != m->master_manual)
+			if (master_value != m->master_manual)
 				qc->flags |= V4L2_CTRL_FLAG_INACTIVE;
 		}
 	}

@@ -12,6 +12,8 @@
 
 #include "v4l2/controls_priv.h"
 
+/* ---- current values ---- */
+
 int ctrls_cur_value(struct ctrls *c, unsigned k, int32_t *value)
 {
 	unsigned i = c->maps[k].uvc;
@@ -52,7 +54,7 @@ int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsig
 	int err = ctrls_take_error(c);
 	const struct uvc_ctrl_mapping *m;
 	uint16_t flags;
-	int32_t val;
+	int32_t master_value;
 	int k, master, r;
 
 	if (ctrls_find_class(c, xs[idx].id, 0) >= 0)
@@ -76,10 +78,10 @@ int ctrls_check_access(struct ctrls *c, const struct v4l2_ext_control *xs, unsig
 		return 0;
 	if (err)
 		return 0; /* uvcvideo ignores a master it cannot read */
-	r = ctrls_cur_value(c, (unsigned)master, &val);
+	r = ctrls_cur_value(c, (unsigned)master, &master_value);
 	if (r == CTRLS_NEED)
 		return r;
-	return r == 0 && val != m->master_manual ? -EACCES : 0;
+	return r == 0 && master_value != m->master_manual ? -EACCES : 0;
 }
 
 int ctrls_get(struct ctrls *c, uint32_t id, int32_t *value)
