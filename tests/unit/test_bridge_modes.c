@@ -156,7 +156,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("pw_modes");
+	Suite *s = suite_create("bridge_modes");
 	TCase *tc = tcase_create("modes");
 	tcase_add_test(tc, raw_formats_round_trip);
 	tcase_add_test(tc, compressed_formats_round_trip);
