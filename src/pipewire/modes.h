@@ -1,6 +1,6 @@
 /* What a camera offers PipeWire: its V4L2 modes (pixel format, size, frame
  * rate) as SPA EnumFormat objects, and a negotiated SPA Format back as a
- * mode. Pure: no I/O, unit-tested (tests/unit/test_pw_modes.c). */
+ * mode. Pure: no I/O, unit-tested (tests/unit/test_bridge_modes.c). */
 #ifndef UVCUSE_BRIDGE_MODES_H
 #define UVCUSE_BRIDGE_MODES_H
 
