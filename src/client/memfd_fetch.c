@@ -11,13 +11,13 @@
 
 /* HELLO on fd, a connection to the daemon's socket and the request for
  * offset/length sent on it: the connected socket, or -errno. */
-static int hello_and_ask(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+static int hello_and_ask(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length,
 			 bool *ours)
 {
 	struct uvcuse_hello h;
 	memset(&h, 0, sizeof(h));
 	*ours = false;
-	if (ioctl_fn(fd, UVCUSE_IOC_HELLO, &h) < 0)
+	if (ioctl_call(fd, UVCUSE_IOC_HELLO, &h) < 0)
 		return -errno;
 	if (h.magic != UVCUSE_MAGIC)
 		return -ENOTTY;
@@ -82,11 +82,11 @@ static int recv_reply(int s, struct uvcuse_buf_reply *rep, int fd_out[2], unsign
 	return rep->status < 0 ? rep->status : 0;
 }
 
-int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd,
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_call, int fd, bool *ours, int *ring_fd,
 			int *bell_fd)
 {
 	*ring_fd = *bell_fd = -1;
-	int s = hello_and_ask(ioctl_fn, fd, UVCUSE_CHANNEL_OFFSET, 0, ours);
+	int s = hello_and_ask(ioctl_call, fd, UVCUSE_CHANNEL_OFFSET, 0, ours);
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;
@@ -105,10 +105,10 @@ int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_
 	return s;
 }
 
-int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length,
 		       bool *ours)
 {
-	int s = hello_and_ask(ioctl_fn, fd, offset, length, ours);
+	int s = hello_and_ask(ioctl_call, fd, offset, length, ours);
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;

@@ -16,7 +16,7 @@ typedef int (*uvcuse_ioctl_fn)(int, unsigned long, ...);
 /* The memfd (O_CLOEXEC, the caller's to close) of the buffer at offset,
  * length bytes, of uvcuse node fd, or -errno. *ours tells whether fd is a
  * uvcuse node at all (false: the HELLO was refused or not understood). */
-int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64_t length,
+int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length,
 		       bool *ours);
 
 /* The fast path: a connection to the daemon made the channel of the open
@@ -24,7 +24,7 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_fn, int fd, uint64_t offset, uint64
  * (an older daemon or a full file: -EINVAL, -EOPNOTSUPP, -EBUSY...). *ours
  * as above; *ring_fd the ring's memfd the daemon sent and *bell_fd its
  * doorbell (-1: none; both the caller's). */
-int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_fn, int fd, bool *ours, int *ring_fd,
+int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_call, int fd, bool *ours, int *ring_fd,
 			int *bell_fd);
 
 #endif
