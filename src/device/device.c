@@ -41,13 +41,22 @@ void device_changed(struct device *dev)
 		dev->on_change(dev->change_data);
 }
 
+/* node_ops.buffer_queued: called from inside the node, so the buffer goes
+ * to the camera's frames once the current request or frame is done
+ * (frames_buffers_arrived): nothing below calls back into frames.c. */
+static void device_buffer_queued(void *opaque)
+{
+	struct device *dev = opaque;
+	dev->frames.buffers_due = true;
+}
+
 static const struct node_ops node_ops = {
 	.probe_done = streaming_probe_done,
 	.stream_on = device_stream_on,
 	.stream_off = streaming_off,
 	.consumer_on = frames_consumer_on,
 	.consumer_off = frames_consumer_off,
-	.buffer_queued = frames_buffer_queued,
+	.buffer_queued = device_buffer_queued,
 	.ctrl_request = streaming_ctrl_request,
 	.log_status = log_status_run,
 	.waiters_changed = requests_waiters_changed,

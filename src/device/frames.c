@@ -204,8 +204,12 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 			native_frame(g.c, g.mem, ev->bytesused, &meta);
 		}
 	}
-	frames_give(dev);
+	/* buffers the posted QBUFs queued, held converted frames first */
+	frames_buffers_arrived(dev);
 	device_wake_all(dev);
+	/* what the wake-up's ring revocations queued */
+	if (dev->frames.buffers_due)
+		frames_buffers_arrived(dev);
 }
 
 void frames_give(struct device *dev)
@@ -410,16 +414,26 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 void frames_need_buffer(void *opaque)
 {
 	/* a QBUF the fast path posted and the daemon has not run yet: run
-	 * now, it gives the frame its buffer (frames_buffer_queued) */
-	device_rings_apply_all(opaque);
+	 * now, it gives the frame its buffer */
+	struct device *dev = opaque;
+	device_rings_apply_all(dev);
+	if (dev->frames.buffers_due)
+		frames_buffers_arrived(dev);
 }
 
-void frames_buffer_queued(void *opaque)
+void frames_buffers_arrived(struct device *dev)
 {
-	struct device *dev = opaque;
+	dev->frames.buffers_due = false;
 	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
 		submit_held(c);
 	frames_give(dev);
+}
+
+void frames_request_done(struct device *dev)
+{
+	if (dev->frames.buffers_due)
+		frames_buffers_arrived(dev);
+	device_wake_if_due(dev);
 }
 
 void frames_forget_buffer(struct device *dev, struct vq_buffer *b)

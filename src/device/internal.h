@@ -166,6 +166,9 @@ struct dev_frames {
 	uint64_t no_buffer_seen;
 	unsigned convert_threads;
 	unsigned last_convert_threads; /* of the last converter that stopped */
+	/* the node queued buffers (node_ops.buffer_queued): they reach the
+	 * assembler and the converters when the request or frame is done */
+	bool buffers_due;
 };
 
 /* What LOG_STATUS and --status count. */
@@ -258,7 +261,7 @@ void startup_controls(struct usb_camera *cam, struct ctrls *c);
 /* The start-up probe, as uvc_video_init. */
 void startup_probe(struct usb_camera *cam, struct uvc_probe *probe);
 
-/* --- requests.c: the apps' requests through CUSE ----------------------------- */
+/* --- requests.c: the apps' requests through CUSE ------------------------------ */
 
 /* The cuse_server_ops. */
 int requests_open(void *dev, struct cuse_file *file, int flags, void **data);
@@ -271,19 +274,31 @@ void requests_interrupt(void *dev, void *file, struct cuse_req *req);
 void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *arg);
 /* cuse_server_ops.ioctl_desc: the private ioctls, then the node's table. */
 bool requests_ioctl_desc(void *dev, unsigned int cmd, struct cuse_ioctl_desc *desc);
-/* node_ops.waiters_changed: the waiting requests run again once the
- * current request is answered (device_wake_if_due). */
-void requests_waiters_changed(void *dev);
-void device_wake_if_due(struct device *dev);
 /* The rest of a release, once no call of the file runs. */
 void requests_release_finish(struct device *dev, struct dev_file *df);
+
+/* --- waiters.c: requests that wait, and answers -------------------------------- */
+
 /* A file's O_NONBLOCK as the daemon knows it. */
 bool device_file_nonblocking(const struct dev_file *df);
+/* p waits (CUSE's interrupt registered). */
+void waiters_park(struct dev_file *df, struct parked *p);
+/* An ioctl's answer through CUSE, a USERPTR frame's bytes with it. */
+void waiters_reply_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
+			 unsigned int cmd, void *arg, int res, const void *data, size_t len);
 /* Answers a parked request err (> 0), through CUSE or its channel, and frees it. */
 void device_parked_fail(struct parked *p, int err);
 /* Frames or errors changed what waiting requests would get: runs them
  * again, and wakes pollers. */
 void device_wake_all(struct device *dev);
+/* node_ops.waiters_changed: the waiting requests run again once the
+ * current request is answered (device_wake_if_due). */
+void requests_waiters_changed(void *dev);
+void device_wake_if_due(struct device *dev);
+/* The answer of a fast-path request that ran (res: node_ioctl's). */
+void device_channel_reply(struct device *dev, struct dev_file *df, struct channel *ch,
+			  unsigned int cmd, struct v4l2_buffer *b, int res);
+
 /* --- calls.c: requests that wait for the camera ------------------------------- */
 
 /* An ioctl that may need the camera (node_uses_camera): in line behind the others. */
@@ -325,29 +340,36 @@ void log_status_run(void *dev);
 /* The kept lines to our log and /dev/kmsg, once the call answers. */
 void log_status_emit(struct device *dev);
 
-/* --- fastpath.c: the preload library's channels and rings ---------------------- */
+/* --- channels.c: the preload library's fast-path channels -------------------- */
 
 /* bufshare_channel_cb: the connection fd becomes a channel of file, with a
- * ring (*memfd). */
+ * ring (*memfd) and its doorbell (*bell). */
 int device_channel_open(void *dev, void *file, int fd, pid_t pid, int *memfd, int *bell);
+/* The file goes: its channels close, their waiting requests unanswered. */
+void device_channels_close(struct dev_file *df);
+
+/* --- rings.c: the fast path's rings ------------------------------------------ */
+
 /* The rings of the file's channels (include/uvcuse/uvcuse.h): apply the
- * entries the library took (dequeue those buffers); revoke the entries not
- * taken (before anything that may change what DQBUF answers); publish the
- * done buffers not yet published (after). */
+ * entries the library took (dequeue those buffers) and the QBUFs it
+ * posted; revoke the entries not taken (before anything that may change
+ * what DQBUF answers); publish the done buffers not yet published (after). */
 void device_rings_apply(struct dev_file *df);
 void device_rings_revoke(struct dev_file *df);
 void device_rings_publish(struct dev_file *df);
-/* The answer of a fast-path request that ran (res: node_ioctl's). */
-void device_channel_reply(struct device *dev, struct dev_file *df, struct channel *ch,
-			  unsigned int cmd, struct v4l2_buffer *b, int res);
-/* The file goes: its channels close, their waiting requests unanswered. */
-void device_channels_close(struct dev_file *df);
-/* Every file's rings applied (takes, posted QBUFs): before a frame needs
- * an app's buffer. */
+/* Every file's rings applied: before a frame needs an app's buffer. */
 void device_rings_apply_all(struct device *dev);
 /* The rings of the other files of df's process (whose queue is df's too)
  * applied: before serving a CUSE request of df. */
 void device_rings_apply_proc(struct dev_file *df);
+/* The QBUF answer of MMAP buffer index kept in ring, for the library to
+ * answer that buffer's QBUF itself. */
+void rings_keep_qbuf(struct dev_file *df, struct chan_ring *ring, unsigned index);
+/* The file's waiting request on channel ch, taken out of its list, or NULL. */
+struct parked *rings_take_parked(struct dev_file *df, struct channel *ch);
+/* Channel ch of the file goes, with its ring: what its library took is
+ * applied first, its waiting requests dropped unanswered. */
+void rings_forget_channel(struct dev_file *df, struct channel *ch);
 
 /* --- frames.c: the camera's frames to the processes streaming ----------------- */
 
@@ -355,10 +377,15 @@ void device_rings_apply_proc(struct dev_file *df);
 void frames_on_frame(void *dev, const struct uvc_frame_event *ev);
 /* The next buffer the assembler fills, if it has none. */
 void frames_give(struct device *dev);
-/* node_ops consumer_on/off and buffer_queued. */
+/* node_ops consumer_on/off. */
 int frames_consumer_on(void *dev, struct node_proc *p);
 void frames_consumer_off(void *dev, struct node_proc *p);
-void frames_buffer_queued(void *dev);
+/* Buffers were queued (node_ops.buffer_queued set buffers_due): the held
+ * converted frames go to them, the assembler gets its next one. */
+void frames_buffers_arrived(struct device *dev);
+/* After any request: buffers queued reach the camera, then the waiting
+ * requests run again if the node said so. */
+void frames_request_done(struct device *dev);
 /* The assembler's need_buffer: a frame starts and no buffer was given. */
 void frames_need_buffer(void *dev);
 /* The stream (re)starts: each consumer's converter starts. 0 or -errno. */

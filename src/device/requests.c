@@ -35,44 +35,6 @@
 #include "v4l2/node.h"
 
 
-bool device_file_nonblocking(const struct dev_file *df)
-{
-	return df->cuse && (cuse_file_flags(df->cuse) & O_NONBLOCK);
-}
-
-void device_parked_fail(struct parked *p, int err)
-{
-	if (p->chan)
-		channel_answer(p->chan, -err, &p->arg.buf, -1);
-	else
-		cuse_reply_error(p->req, err);
-	free(p);
-}
-
-static void park(struct dev_file *df, struct parked *p)
-{
-	p->next = df->parked;
-	df->parked = p;
-	cuse_req_park(p->req); /* may call requests_interrupt at once */
-}
-
-static void reply_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
-			unsigned int cmd, void *arg, int res, const void *data, size_t len)
-{
-	if (res == -E2BIG && cmd == VIDIOC_DQBUF && !df->warned_userptr) {
-		log_warn("pid %d: USERPTR frames larger than %u bytes cannot go through CUSE "
-			 "(one ioctl moves at most %zu bytes); run the app under uvcuse-run",
-			 (int)cuse_req_pid(req), dev->node.max_userptr_copy, cuse_max_chunk());
-		df->warned_userptr = true;
-	}
-	if (res == 0 && data && cmd == VIDIOC_DQBUF) {
-		const struct v4l2_buffer *b = arg;
-		cuse_reply_ioctl_data(req, 0, arg, b->m.userptr, data, len);
-		return;
-	}
-	cuse_reply_ioctl(req, res, arg);
-}
-
 /* CUSE has no mmap: the kernel answers an app's mmap() of our node with
  * ENODEV without asking us. A file that queried MMAP buffers and never had
  * one fetched by the preload library most likely met that: say once what
@@ -100,73 +62,6 @@ static void note_mmap_query(struct dev_file *df, struct cuse_req *req)
 		if (fgets(df->mmap_comm, sizeof(df->mmap_comm), f))
 			df->mmap_comm[strcspn(df->mmap_comm, "\n")] = 0;
 		fclose(f);
-	}
-}
-
-static void answer_parked(struct device *dev, struct dev_file *df, struct parked *p)
-{
-	if (p->streamon) { /* only the commit's outcome answers it (device_answer_streamons) */
-		p->next = df->parked;
-		df->parked = p;
-		return;
-	}
-	if (p->is_read) {
-		const uint8_t *data;
-		size_t len;
-		int res = node_read(&dev->node, &df->nf, p->size, true, false, &data, &len);
-		if (res == NODE_WAIT) {
-			p->next = df->parked;
-			df->parked = p;
-			return;
-		}
-		if (res < 0) {
-			cuse_reply_error(p->req, -res);
-		} else {
-			cuse_reply_read(p->req, data, len);
-			node_read_done(&dev->node, &df->nf, len);
-		}
-		free(p);
-		return;
-	}
-	const void *data = NULL;
-	size_t len = 0;
-	int res = node_ioctl(&dev->node, &df->nf, p->cmd, &p->arg, NULL, 0, false,
-			     p->staged ? NULL : &data, &len);
-	if (res == NODE_WAIT) {
-		p->next = df->parked;
-		df->parked = p;
-		return;
-	}
-	if (p->chan) {
-		device_channel_reply(dev, df, p->chan, p->cmd, &p->arg.buf, res);
-		free(p);
-		return;
-	}
-	reply_ioctl(dev, df, p->req, p->cmd, &p->arg, res, data, len);
-	free(p);
-}
-
-/* Frames or errors changed what waiting requests would get: run them
- * again, and wake pollers. */
-void device_wake_all(struct device *dev)
-{
-	dev->open.wake_due = false;
-	for (struct dev_file *df = dev->open.list; df; df = df->next) {
-		/* a parked DQBUF takes the queue's head, which a ring may hold */
-		if (df->parked)
-			device_rings_revoke(df);
-		struct parked *list = df->parked;
-		df->parked = NULL;
-		/* answer_parked puts back the ones that still wait */
-		while (list) {
-			struct parked *p = list;
-			list = p->next;
-			answer_parked(dev, df, p);
-		}
-		/* before the poller wakes: it may take the new frames at once */
-		device_rings_publish(df);
-		if (df->cuse)
-			cuse_file_notify_poll(df->cuse);
 	}
 }
 
@@ -288,18 +183,6 @@ bool requests_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *de
 	return true;
 }
 
-void requests_waiters_changed(void *ctx)
-{
-	struct device *dev = ctx;
-	dev->open.wake_due = true;
-}
-
-void device_wake_if_due(struct device *dev)
-{
-	if (dev->open.wake_due)
-		device_wake_all(dev);
-}
-
 /* HELLO and SET_FLAGS: true when cmd was one of them (answered). */
 static bool private_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
 			  unsigned int cmd, void *arg)
@@ -342,7 +225,7 @@ static void park_ioctl(struct dev_file *df, struct cuse_req *req, unsigned int c
 	p->staged = staged;
 	p->streamon = streamon;
 	memcpy(&p->arg, arg, streamon ? sizeof(int) : _IOC_SIZE(cmd));
-	park(df, p);
+	waiters_park(df, p);
 }
 
 /* What an answered ioctl brings about besides its reply: the MMAP hint,
@@ -390,11 +273,7 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 	}
 	if (res == 0)
 		ioctl_answered(dev, df, req, cmd, arg, extra);
-	reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
-	/* a parked DQBUF of this or another thread must see a stream that
-	 * stopped or buffers that vanished (vb2 wakes its waiters); events
-	 * queued (a control set, a subscription) wake DQEVENT and POLLPRI */
-	device_wake_if_due(dev);
+	waiters_reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
 	const struct node_ioctl *info = node_ioctl_find(cmd);
 	if (res == 0 && info && (info->flags & NODE_IOC_STATUS))
 		device_changed(dev);
@@ -411,22 +290,19 @@ void requests_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cm
 	device_rings_apply_proc(df);
 	device_rings_revoke(df);
 	run_ioctl(ctx, df, req, cmd, arg, extra, extra_len);
+	/* buffers queued reach the camera; a parked DQBUF of this or another
+	 * thread must see a stream that stopped or buffers that vanished (vb2
+	 * wakes its waiters); events queued (a control set, a subscription)
+	 * wake DQEVENT and POLLPRI */
+	frames_request_done(df->dev);
 	device_rings_publish(df);
 }
 
-void requests_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
+static void run_read(struct device *dev, struct dev_file *df, struct cuse_req *req, size_t size,
+		     off_t off, int flags)
 {
-	struct device *dev = ctx;
-	struct dev_file *df = data;
 	const uint8_t *buf;
 	size_t len;
-	dev->stats.cuse_requests++;
-	if (dev->away.unplugged) {
-		cuse_reply_error(req, ENODEV);
-		return;
-	}
-	device_rings_apply_proc(df);
-	device_rings_revoke(df); /* read() emulation takes the queue */
 	int res = node_read(&dev->node, &df->nf, size, off == 0, flags & O_NONBLOCK, &buf, &len);
 	if (res == NODE_WAIT) {
 		struct parked *p = calloc(1, sizeof(*p));
@@ -437,7 +313,7 @@ void requests_read(void *ctx, void *data, struct cuse_req *req, size_t size, off
 		p->req = req;
 		p->is_read = true;
 		p->size = size;
-		park(df, p);
+		waiters_park(df, p);
 		return;
 	}
 	if (res < 0) {
@@ -446,6 +322,21 @@ void requests_read(void *ctx, void *data, struct cuse_req *req, size_t size, off
 	}
 	cuse_reply_read(req, buf, len);
 	node_read_done(&dev->node, &df->nf, len);
+}
+
+void requests_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
+{
+	struct device *dev = ctx;
+	struct dev_file *df = data;
+	dev->stats.cuse_requests++;
+	if (dev->away.unplugged) {
+		cuse_reply_error(req, ENODEV);
+		return;
+	}
+	device_rings_apply_proc(df);
+	device_rings_revoke(df); /* read() emulation takes the queue */
+	run_read(dev, df, req, size, off, flags);
+	frames_request_done(dev);
 }
 
 unsigned requests_poll(void *ctx, void *data, unsigned requested)
@@ -457,6 +348,7 @@ unsigned requests_poll(void *ctx, void *data, unsigned requested)
 		return POLLERR | POLLHUP | POLLPRI;
 	device_rings_apply_proc(df);
 	device_rings_apply(df); /* entries taken are no longer done buffers */
+	frames_request_done(dev);
 	unsigned events = node_poll(&dev->node, &df->nf, requested);
 	device_rings_publish(df);
 	return events;
