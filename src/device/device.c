@@ -35,11 +35,6 @@
 #include "v4l2/node.h"
 #include "uvc/quirks.h"
 
-void device_changed(struct device *dev)
-{
-	if (dev->on_change)
-		dev->on_change(dev->change_data);
-}
 
 /* node_ops.buffer_queued: called from inside the node, so the buffer goes
  * to the camera's frames once the current request or frame is done

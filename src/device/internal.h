@@ -245,7 +245,11 @@ struct device {
 /* --- device.c: lifetime and wiring ---------------------------------------- */
 
 /* Tells the owner (STATUS=, the status socket) that something changed. */
-void device_changed(struct device *dev);
+static inline void device_changed(struct device *dev)
+{
+	if (dev->on_change)
+		dev->on_change(dev->change_data);
+}
 
 /* --- startup.c: the camera opened and read, synchronously ------------------- */
 
