@@ -84,6 +84,8 @@ struct cuse_server {
 	int fd;
 	const struct cuse_server_ops *ops;
 	void *ctx;
+	const struct cuse_ioctl_desc *ioctls; /* the owner's (cuse_server_config) */
+	size_t n_ioctls;
 	int status;
 	bool init_done;
 	unsigned long opens;
@@ -496,9 +498,8 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 	unsigned long user_arg = (unsigned long)(uintptr_t)arg;
 
 	/* 32-bit callers' structs differ (pointers, time): not served. */
-	struct cuse_ioctl_desc desc;
 	const struct cuse_ioctl_desc *d =
-		!(flags & FUSE_IOCTL_COMPAT) && s->ops->ioctl_desc(s->ctx, cmd, &desc) ? &desc : NULL;
+		(flags & FUSE_IOCTL_COMPAT) ? NULL : cuse_ioctl_lookup(s->ioctls, s->n_ioctls, cmd);
 	if (!d) {
 		/* As the V4L2 core (video_usercopy): what the caller passes in
 		 * is copied before the command is looked at, so a bad pointer is
@@ -646,6 +647,8 @@ int cuse_server_new(struct loop *loop, const struct cuse_server_config *cfg,
 		return -ENOMEM;
 	*s = (struct cuse_server){ .loop = loop, .ops = ops, .ctx = ctx, .fd = -1 };
 	snprintf(s->devname, sizeof(s->devname), "%s", cfg->devname);
+	s->ioctls = cfg->ioctls;
+	s->n_ioctls = cfg->n_ioctls;
 
 	int err;
 	char devinfo[220];

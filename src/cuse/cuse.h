@@ -23,11 +23,6 @@ struct cuse_req;  /* one request */
 struct cuse_ioctl_desc; /* an ioctl's argument layout (ioctl_table.h) */
 
 struct cuse_server_ops {
-	/* The argument layout of cmd (size, direction, embedded pointers):
-	 * true with *desc filled, or false for a command the owner does not
-	 * serve (ENOTTY, the caller's memory untouched but as the V4L2 core
-	 * copies it). The server knows no command of its own. */
-	bool (*ioctl_desc)(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc);
 	/* open(2); flags are the open flags (O_NONBLOCK...). Returns 0 with
 	 * *data set to the caller's per-file state, or -errno. */
 	int (*open)(void *ctx, struct cuse_file *file, int flags, void **data);
@@ -60,6 +55,12 @@ struct cuse_server_ops {
 
 struct cuse_server_config {
 	const char *devname;  /* "video10": becomes DEVNAME=video10, /dev/video10 */
+	/* The commands the owner serves, with their argument layouts (size,
+	 * direction, embedded pointers); kept, not copied. Any other command
+	 * is ENOTTY, the caller's memory untouched but as the V4L2 core copies
+	 * it. The server knows no command of its own. */
+	const struct cuse_ioctl_desc *ioctls;
+	size_t n_ioctls;
 	bool debug;           /* libfuse request tracing */
 };
 

@@ -7,6 +7,15 @@
 #include <sys/ioctl.h>
 
 
+const struct cuse_ioctl_desc *cuse_ioctl_lookup(const struct cuse_ioctl_desc *table, size_t n,
+						unsigned int cmd)
+{
+	for (size_t i = 0; i < n; i++)
+		if (table[i].cmd == cmd)
+			return &table[i];
+	return NULL;
+}
+
 int cuse_ioctl_plan(const struct cuse_ioctl_desc *desc, unsigned long user_arg,
 		    const void *in_buf, size_t in_bufsz, size_t out_bufsz,
 		    struct cuse_plan *plan)

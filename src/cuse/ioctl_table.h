@@ -40,6 +40,10 @@ struct cuse_ioctl_desc {
 	int (*regions)(const void *arg, struct iovec *iov, bool *out, unsigned max);
 };
 
+/* cmd's entry in table (n entries), or NULL. */
+const struct cuse_ioctl_desc *cuse_ioctl_lookup(const struct cuse_ioctl_desc *table, size_t n,
+						unsigned int cmd);
+
 /* The layout of cmd: its size from the command, and regions (NULL: none). */
 static inline struct cuse_ioctl_desc cuse_ioctl_describe(unsigned int cmd, const char *name,
 							 bool copy_on_error,

@@ -58,7 +58,6 @@ static const struct node_ops node_ops = {
 };
 
 static const struct cuse_server_ops cuse_ops = {
-	.ioctl_desc = requests_ioctl_desc,
 	.open = requests_open,
 	.release = requests_release,
 	.ioctl = requests_ioctl,
@@ -104,7 +103,9 @@ static int node_setup(struct device *dev, const struct device_config *cfg)
 /* The CUSE node /dev/NAME, from which apps' requests come. */
 static int register_node(struct device *dev, const struct device_config *cfg)
 {
-	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse };
+	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse,
+					 .ioctls = dev->ioctls };
+	cc.n_ioctls = requests_ioctl_layouts(dev->ioctls, DEV_MAX_IOCTLS);
 	int res = cuse_server_new(dev->loop, &cc, &cuse_ops, dev, &dev->cuse);
 	if (res == -EEXIST)
 		log_error("name %s is taken (/dev/%s exists)", cfg->name, cfg->name);

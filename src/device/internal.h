@@ -10,6 +10,7 @@
 
 #include <linux/videodev2.h>
 
+#include "cuse/ioctl_table.h"
 #include "device/convert_stream.h"
 #include "device/device.h"
 #include "uvc/payload.h"
@@ -19,7 +20,6 @@ struct bufshare;
 struct channel;
 struct chan_ring;
 struct cuse_file;
-struct cuse_ioctl_desc;
 struct cuse_req;
 struct cuse_server;
 struct loop;
@@ -222,11 +222,15 @@ struct dev_away {
 	bool linger_armed;
 };
 
+/* More than the node's table and the private ioctls hold. */
+#define DEV_MAX_IOCTLS 64
+
 struct device {
 	struct loop *loop;
 	struct usb_ctx *usb;
 	struct usb_camera *cam;
 	struct cuse_server *cuse;
+	struct cuse_ioctl_desc ioctls[DEV_MAX_IOCTLS]; /* what cuse carries */
 	struct node node;
 	char name[64];
 	struct settings_store *settings; /* NULL: controls not remembered */
@@ -276,8 +280,9 @@ void requests_read(void *dev, void *file, struct cuse_req *req, size_t size, off
 unsigned requests_poll(void *dev, void *file, unsigned requested);
 void requests_interrupt(void *dev, void *file, struct cuse_req *req);
 void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *arg);
-/* cuse_server_ops.ioctl_desc: the private ioctls, then the node's table. */
-bool requests_ioctl_desc(void *dev, unsigned int cmd, struct cuse_ioctl_desc *desc);
+/* The ioctls CUSE carries, with their layouts: the node's table, then the
+ * preload library's private ones. Returns how many (at most max). */
+size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max);
 /* The rest of a release, once no call of the file runs. */
 void requests_release_finish(struct device *dev, struct dev_file *df);
 

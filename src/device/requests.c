@@ -166,21 +166,18 @@ static const struct {
 	{ UVCUSE_IOC_DQBUF_STAGED, "UVCUSE_IOC_DQBUF_STAGED" },
 };
 
-bool requests_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc)
+size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max)
 {
-	(void)ctx;
-	for (size_t i = 0; i < sizeof(private_ioctls) / sizeof(private_ioctls[0]); i++) {
-		if (private_ioctls[i].cmd == cmd) {
-			*desc = cuse_ioctl_describe(cmd, private_ioctls[i].name, false, NULL);
-			return true;
-		}
-	}
-	const struct node_ioctl *info = node_ioctl_find(cmd);
-	if (!info)
-		return false;
-	*desc = cuse_ioctl_describe(cmd, info->name, info->flags & NODE_IOC_COPY_ON_ERROR,
-				    info->regions);
-	return true;
+	size_t n = 0, count;
+	const struct node_ioctl *t = node_ioctl_table(&count);
+	for (size_t i = 0; i < count && n < max; i++, n++)
+		out[n] = cuse_ioctl_describe(t[i].cmd, t[i].name,
+					     t[i].flags & NODE_IOC_COPY_ON_ERROR, t[i].regions);
+	for (size_t i = 0; i < sizeof(private_ioctls) / sizeof(private_ioctls[0]) && n < max;
+	     i++, n++)
+		out[n] = cuse_ioctl_describe(private_ioctls[i].cmd, private_ioctls[i].name, false,
+					     NULL);
+	return n;
 }
 
 /* HELLO and SET_FLAGS: true when cmd was one of them (answered). */

@@ -1,5 +1,5 @@
 /* The ioctl layouts the daemon gives CUSE (src/device/requests.c,
- * requests_ioctl_desc), as one list in a fixed order: the node's table
+ * requests_ioctl_layouts), as one list in a fixed order: the node's table
  * (src/v4l2/ioctls.c), then the preload library's private ioctls. The node
  * target picks an ioctl by its index here, and fuzz-seeds writes its seeds
  * with the same indexes. */

@@ -76,19 +76,6 @@ static void t_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int cm
 	cuse_reply_ioctl(req, res, arg);
 }
 
-/* The two ioctls it answers; neither points to more memory. */
-static bool t_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc)
-{
-	(void)ctx;
-	if (cmd == UVCUSE_IOC_HELLO)
-		*desc = cuse_ioctl_describe(cmd, "UVCUSE_IOC_HELLO", false, NULL);
-	else if (cmd == VIDIOC_STREAMON)
-		*desc = cuse_ioctl_describe(cmd, "VIDIOC_STREAMON", false, NULL);
-	else
-		return false;
-	return true;
-}
-
 static void t_read(void *ctx, void *data, struct cuse_req *req, size_t size, off_t off, int flags)
 {
 	(void)ctx, (void)data, (void)size, (void)off, (void)flags;
@@ -173,10 +160,15 @@ int main(int argc, char **argv)
 	if (bufshare_new(t.loop, runtime_dir, name, lookup, &t, &t.bs) < 0)
 		return 1;
 	static const struct cuse_server_ops ops = {
-		.ioctl_desc = t_ioctl_desc, .open = t_open, .release = t_release, .ioctl = t_ioctl,
+		.open = t_open, .release = t_release, .ioctl = t_ioctl,
 		.read = t_read, .poll = t_poll, .interrupt = t_interrupt,
 	};
-	struct cuse_server_config cfg = { .devname = name };
+	/* the two ioctls it answers; neither points to more memory */
+	const struct cuse_ioctl_desc layouts[] = {
+		cuse_ioctl_describe(UVCUSE_IOC_HELLO, "UVCUSE_IOC_HELLO", false, NULL),
+		cuse_ioctl_describe(VIDIOC_STREAMON, "VIDIOC_STREAMON", false, NULL),
+	};
+	struct cuse_server_config cfg = { .devname = name, .ioctls = layouts, .n_ioctls = 2 };
 	int err = cuse_server_new(t.loop, &cfg, &ops, &t, &t.server);
 	if (err < 0) {
 		fprintf(stderr, "bufsharetest: cannot serve /dev/%s: %s\n", name, strerror(-err));

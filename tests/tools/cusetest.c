@@ -419,15 +419,14 @@ static void on_signal(void *data, uint32_t events)
 }
 
 /* The node's ioctls (src/v4l2/ioctls.c), each with its V4L2 layout. */
-static bool t_ioctl_desc(void *ctx, unsigned int cmd, struct cuse_ioctl_desc *desc)
+static size_t node_layouts(struct cuse_ioctl_desc *out, size_t max)
 {
-	(void)ctx;
-	const struct node_ioctl *info = node_ioctl_find(cmd);
-	if (!info)
-		return false;
-	*desc = cuse_ioctl_describe(cmd, info->name, info->flags & NODE_IOC_COPY_ON_ERROR,
-				    info->regions);
-	return true;
+	size_t n;
+	const struct node_ioctl *t = node_ioctl_table(&n);
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = cuse_ioctl_describe(t[i].cmd, t[i].name,
+					     t[i].flags & NODE_IOC_COPY_ON_ERROR, t[i].regions);
+	return n < max ? n : max;
 }
 
 static int print_table(void)
@@ -490,10 +489,12 @@ int main(int argc, char **argv)
 	loop_add(t.loop, t.timerfd, EPOLLIN, on_timer, &t);
 
 	static const struct cuse_server_ops ops = {
-		.ioctl_desc = t_ioctl_desc, .open = t_open, .release = t_release, .ioctl = t_ioctl,
+		.open = t_open, .release = t_release, .ioctl = t_ioctl,
 		.read = t_read, .poll = t_poll, .interrupt = t_interrupt,
 	};
-	struct cuse_server_config cfg = { .devname = t.name, .debug = debug };
+	static struct cuse_ioctl_desc layouts[64];
+	struct cuse_server_config cfg = { .devname = t.name, .debug = debug, .ioctls = layouts,
+					  .n_ioctls = node_layouts(layouts, 64) };
 	int err = cuse_server_new(t.loop, &cfg, &ops, &t, &t.server);
 	if (err < 0) {
 		if (err == -EEXIST)

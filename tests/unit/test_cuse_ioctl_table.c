@@ -22,7 +22,7 @@ static void *ptr(unsigned long a)
 	return (void *)(uintptr_t)a;
 }
 
-/* The layout the daemon gives CUSE for cmd (as requests_ioctl_desc does
+/* The layout the daemon gives CUSE for cmd (as requests_ioctl_layouts makes them
  * for the node's ioctls), or NULL. */
 static const struct cuse_ioctl_desc *cuse_ioctl_find(unsigned int cmd)
 {
