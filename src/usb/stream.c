@@ -278,19 +278,12 @@ static int alloc_transfers(struct usb_camera *cam)
 	return 0;
 }
 
-int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_probe *committed,
-		     struct uvc_assembler *asm_, usb_stream_error_cb on_error, void *data)
+/* The transfers that stream vs at the committed probe, as many as usbfs's
+ * memory can hold. */
+static int plan_transfers(struct usb_camera *cam, const struct uvc_streaming *vs,
+			  const struct uvc_probe *committed, struct usb_stream_plan *plan)
 {
-	struct usb_stream *st = &cam->stream;
-	if (st->active)
-		return st->leaked ? -EIO : -EBUSY;
-	if (!cam->ctx->loop || stream >= cam->model->n_streams || !asm_)
-		return -EINVAL;
-	if (cam->gone)
-		return -ENODEV;
-	const struct uvc_streaming *vs = &cam->model->streams[stream];
-	struct usb_stream_plan plan;
-	int r = usb_stream_plan(vs, committed, &plan);
+	int r = usb_stream_plan(vs, committed, plan);
 	if (r == -ENOSPC) {
 		log_error("%s: no alternate setting carries %u bytes per interval",
 			cam->id.port_path, committed->max_payload_transfer_size);
@@ -305,13 +298,59 @@ int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_p
 	/* usbfs's memory is shared by every usbfs user (other cameras too):
 	 * a plan beyond it would fail at submission, so it runs smaller. */
 	uint64_t budget = usb_usbfs_budget("/sys/module/usbcore/parameters/usbfs_memory_mb");
-	unsigned had = usb_stream_plan_fit(&plan, budget);
+	unsigned had = usb_stream_plan_fit(plan, budget);
 	if (had)
 		log_warn("%s: %u transfers of %u bytes exceed usbfs_memory_mb (%llu MiB): %u in "
 			 "flight instead (raise /sys/module/usbcore/parameters/usbfs_memory_mb "
 			 "for more reserve)",
-			 cam->id.port_path, had, plan.transfer_size,
-			 (unsigned long long)(budget >> 20), plan.n_transfers);
+			 cam->id.port_path, had, plan->transfer_size,
+			 (unsigned long long)(budget >> 20), plan->n_transfers);
+	return 0;
+}
+
+/* Submits the allocated transfers: all of them, or those that got in
+ * before usbfs's memory ran out (USB_STREAM_MIN_TRANSFERS at least). */
+static int submit_transfers(struct usb_camera *cam)
+{
+	struct usb_stream *st = &cam->stream;
+	for (unsigned i = 0; i < st->n_xfer; i++) {
+		int e = libusb_submit_transfer(st->xfer[i]);
+		if (e == LIBUSB_ERROR_NO_MEM && i >= USB_STREAM_MIN_TRANSFERS) {
+			/* other usbfs users hold the rest of usbfs_memory_mb: run
+			 * with the transfers that got in rather than fail */
+			log_warn("%s: usbfs memory exhausted (usbfs_memory_mb, shared by every "
+				 "usbfs user): streaming with %u transfers instead of %u",
+				 cam->id.port_path, i, st->n_xfer);
+			st->stats.n_transfers = i;
+			break;
+		}
+		if (e < 0) {
+			/* usbfs refuses what exceeds usbfs_memory_mb, among others */
+			log_warn("%s: submitting transfer %u: %s", cam->id.port_path, i,
+				libusb_strerror(e));
+			return usb_errno(e);
+		}
+		st->busy[i] = true;
+		st->in_flight++;
+	}
+	return 0;
+}
+
+int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_probe *committed,
+		     struct uvc_assembler *asm_, usb_stream_error_cb on_error, void *data)
+{
+	struct usb_stream *st = &cam->stream;
+	if (st->active)
+		return st->leaked ? -EIO : -EBUSY;
+	if (!cam->ctx->loop || stream >= cam->model->n_streams || !asm_)
+		return -EINVAL;
+	if (cam->gone)
+		return -ENODEV;
+	const struct uvc_streaming *vs = &cam->model->streams[stream];
+	struct usb_stream_plan plan;
+	int r = plan_transfers(cam, vs, committed, &plan);
+	if (r < 0)
+		return r;
 
 	memset(st, 0, sizeof(*st));
 	st->index = stream;
@@ -342,27 +381,9 @@ int usb_stream_start(struct usb_camera *cam, unsigned stream, const struct uvc_p
 		goto fail;
 	}
 	st->running = true;
-	for (unsigned i = 0; i < st->n_xfer; i++) {
-		int e = libusb_submit_transfer(st->xfer[i]);
-		if (e == LIBUSB_ERROR_NO_MEM && i >= USB_STREAM_MIN_TRANSFERS) {
-			/* other usbfs users hold the rest of usbfs_memory_mb: run
-			 * with the transfers that got in rather than fail */
-			log_warn("%s: usbfs memory exhausted (usbfs_memory_mb, shared by every "
-				 "usbfs user): streaming with %u transfers instead of %u",
-				 cam->id.port_path, i, st->n_xfer);
-			st->stats.n_transfers = i;
-			break;
-		}
-		if (e < 0) {
-			/* usbfs refuses what exceeds usbfs_memory_mb, among others */
-			log_warn("%s: submitting transfer %u: %s", cam->id.port_path, i,
-				libusb_strerror(e));
-			r = usb_errno(e);
-			goto fail;
-		}
-		st->busy[i] = true;
-		st->in_flight++;
-	}
+	r = submit_transfers(cam);
+	if (r < 0)
+		goto fail;
 	return 0;
 fail:
 	if (r == -ENODEV)
