@@ -7,6 +7,8 @@
 
 #include "usb/usb.h"
 
+/* The devices' directory in sysfs, named by port path ("1-2.3"). */
+#define SYSFS_USB "/sys/bus/usb/devices"
 
 /* uvcvideo's UVC_URBS and UVC_MAX_PACKETS; streams may keep more transfers
  * in flight, up to a frame's worth (see plan.c). */
@@ -145,6 +147,41 @@ void usb_stream_deferred(struct usb_camera *cam);
 bool usb_ctrl_has_work(const struct usb_camera *cam);
 void usb_ctrl_deferred(struct usb_camera *cam);
 void usb_ctrl_stop(struct usb_camera *cam);
+
+/* device_info.c: what a device says about itself, read without claiming
+ * it, and usb_copy_str, a strcpy that cuts at len - 1 bytes. */
+void usb_copy_str(char *out, size_t len, const char *src);
+/* A small attribute of device dir in SYSFS_USB, without the trailing
+ * newline ("" when it cannot be read: then -errno). */
+int usb_sysfs_read(const char *dir, const char *attr, char *out, size_t len);
+/* Fills id from the libusb device and sysfs. -ENOENT for root hubs. */
+int usb_build_id(libusb_device *dev, struct usb_camera_id *id);
+/* bus_info from the port path "B-P.P": "usb-<host controller>-P.P". */
+void usb_fill_bus_info(struct usb_camera_id *id);
+/* The strings sysfs did not give, by asking the device. */
+void usb_fill_strings(libusb_device_handle *h, struct usb_camera_id *id);
+/* String descriptor index as UTF-8 (the kernel's usb_string(): the
+ * device's first language, surrogate pairs joined, a lone surrogate
+ * dropped), "" when the device has none or fails. */
+void usb_read_string(libusb_device_handle *h, uint8_t index, char *out, size_t cap);
+/* The VideoControl interfaces of the active configuration (libusb's cached
+ * copy, no device I/O): the video class's, and the vendor-specific ones of
+ * the cameras uvcvideo's device table binds so. Returns how many were
+ * stored in ifs. */
+unsigned usb_video_functions(libusb_device *dev, uint8_t *ifs, unsigned max);
+/* The active configuration descriptor (malloc'd into *out) from sysfs's
+ * "descriptors" file (the device descriptor, then every configuration
+ * descriptor as the device sent it), or from the device (GET_DESCRIPTOR;
+ * a short answer is kept as far as it goes). 0 or -errno. */
+int usb_sysfs_config(const char *port_path, uint8_t **out, size_t *outlen);
+int usb_device_config(libusb_device_handle *h, uint8_t **out, size_t *outlen);
+
+/* discover.c: the camera's interfaces, VideoControl then the streams',
+ * claimed (kernel drivers detached; err says why not) and released
+ * (drivers given back), and its handle closed (a wrapped usbfs fd too). */
+int usb_claim_interfaces(struct usb_camera *cam, char *err, size_t errlen);
+void usb_release_interfaces(struct usb_camera *cam);
+void usb_close_handle(struct usb_camera *cam);
 
 /* status.c: whether packets or an error wait for the loop, and handing
  * them over (from the loop, outside libusb's events). */
