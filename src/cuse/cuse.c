@@ -4,14 +4,11 @@
  * handed over as "/dev/fd/N" (fuse_session_mount() takes such an fd without
  * mounting anything). Requests are read and processed on the loop thread
  * only; libfuse spawns no thread in this mode. */
-#define FUSE_USE_VERSION 31
-
-#include "cuse/cuse.h"
+#include "cuse/cuse_priv.h"
 
 #include <cuse_lowlevel.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fuse_lowlevel.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,79 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuse/ioctl_table.h"
 #include "core/log.h"
 #include "core/loop.h"
-
 
 /* Requests read per loop wake-up: one. A second read mostly meets EAGAIN
  * (a syscall per request, tens of µs in the test VM: scripts/bench counts
  * them), and the loop's epoll is level-triggered, so a queued request
  * wakes it again, after the other fds had their turn. */
 #define RECEIVE_BATCH 1
-/* Answers kept for cuse_reply_ioctl_data() retries, per file. */
-#define MAX_PENDING_ANSWERS 8
-
-/* An ioctl answered with data for a user region that the kernel still has
- * to map: sent when the kernel re-issues (cmd, user_arg) with exactly
- * in_len bytes in and len bytes of room. */
-struct pending_answer {
-	unsigned int cmd;
-	unsigned long user_arg;
-	pid_t tid; /* the caller's thread: its next request is the retry */
-	int result;
-	size_t in_len, len;
-	struct pending_answer *next;
-	unsigned char buf[]; /* the argument (for _IOR) then the data */
-};
-
-struct cuse_file {
-	struct cuse_server *server;
-	void *data;
-	int flags;
-	pid_t opener;   /* the thread that opened it (the request's pid) */
-	struct fuse_pollhandle *ph;
-	struct pending_answer *answers;
-	/* The ioctl whose argument keeps changing between retry rounds. */
-	unsigned int mismatch_cmd;
-	unsigned long mismatch_arg;
-	unsigned mismatches;
-	struct cuse_file *prev, *next;
-};
-
-enum req_kind { REQ_IOCTL, REQ_READ };
-
-struct cuse_req {
-	fuse_req_t req;
-	struct cuse_file *file;
-	enum req_kind kind;
-	/* ioctl */
-	struct cuse_ioctl_desc desc;
-	unsigned long user_arg;
-	struct iovec out_iov[1 + CUSE_IOCTL_MAX_EXTRA];
-	size_t out_src[1 + CUSE_IOCTL_MAX_EXTRA];
-	unsigned n_out;
-	size_t read_size;
-	struct cuse_req *prev, *next;
-	unsigned char *block; /* the argument, then the regions */
-};
-
-struct cuse_server {
-	struct loop *loop;
-	struct fuse_session *se;
-	int fd;
-	const struct cuse_server_ops *ops;
-	void *ctx;
-	const struct cuse_ioctl_desc *ioctls; /* the owner's (cuse_server_config) */
-	size_t n_ioctls;
-	int status;
-	bool init_done;
-	unsigned long opens;
-	char devname[201];
-	struct fuse_buf buf;
-	struct cuse_file *files;
-	struct cuse_req *reqs; /* every request not answered yet */
-};
 
 size_t cuse_max_chunk(void)
 {
@@ -126,8 +58,7 @@ static struct cuse_req *req_new(struct cuse_file *file, fuse_req_t req, enum req
 	return r;
 }
 
-/* After the answer: libfuse has freed req->req, and so do we. */
-static void req_done(struct cuse_req *r)
+void cuse_req_done(struct cuse_req *r)
 {
 	struct cuse_server *s = r->file->server;
 	if (r->prev)
@@ -184,7 +115,7 @@ void cuse_req_park(struct cuse_req *req)
 void cuse_reply_error(struct cuse_req *req, int err)
 {
 	fuse_reply_err(req->req, err);
-	req_done(req);
+	cuse_req_done(req);
 }
 
 void cuse_reply_read(struct cuse_req *req, const void *data, size_t len)
@@ -195,7 +126,7 @@ void cuse_reply_read(struct cuse_req *req, const void *data, size_t len)
 		len = req->read_size;
 	}
 	fuse_reply_buf(req->req, data, len);
-	req_done(req);
+	cuse_req_done(req);
 }
 
 void cuse_reply_ioctl(struct cuse_req *req, int result, const void *arg)
@@ -211,140 +142,7 @@ void cuse_reply_ioctl(struct cuse_req *req, int result, const void *arg)
 			iov[i] = (struct iovec){ req->block + req->out_src[i], req->out_iov[i].iov_len };
 		fuse_reply_ioctl_iov(req->req, result, iov, (int)req->n_out);
 	}
-	req_done(req);
-}
-
-/* a will never be sent: its owner hears of it, then it is freed. */
-static void answer_lose(struct cuse_file *f, struct pending_answer *a)
-{
-	if (!a)
-		return;
-	const struct cuse_server *s = f->server;
-	if (s->ops->answer_lost)
-		s->ops->answer_lost(s->ctx, f->data, a->cmd, a->buf);
-	free(a);
-}
-
-/* Thread tid sent a request that is not the retry of its kept answers:
- * the kernel gave those up (the retry comes at once, from the same
- * thread, within the same ioctl call). */
-static void answers_lost_by(struct cuse_file *f, pid_t tid)
-{
-	struct pending_answer *lost = NULL;
-	for (struct pending_answer **p = &f->answers; *p;) {
-		struct pending_answer *a = *p;
-		if (a->tid == tid) {
-			*p = a->next;
-			a->next = lost;
-			lost = a;
-		} else {
-			p = &a->next;
-		}
-	}
-	/* unlinked first: the owner's callback may reply to other requests */
-	while (lost) {
-		struct pending_answer *next = lost->next;
-		answer_lose(f, lost);
-		lost = next;
-	}
-}
-
-static void answers_free(struct cuse_file *f)
-{
-	while (f->answers) {
-		struct pending_answer *a = f->answers;
-		f->answers = a->next;
-		free(a);
-	}
-}
-
-/* Unlinks and returns the answer for (cmd, user_arg), if any. */
-static struct pending_answer *answer_take(struct cuse_file *f, unsigned int cmd,
-					  unsigned long user_arg)
-{
-	for (struct pending_answer **p = &f->answers; *p; p = &(*p)->next) {
-		struct pending_answer *a = *p;
-		if (a->cmd == cmd && a->user_arg == user_arg) {
-			*p = a->next;
-			return a;
-		}
-	}
-	return NULL;
-}
-
-/* Keeps a, replacing an older answer for the same ioctl and dropping the
- * oldest beyond MAX_PENDING_ANSWERS (their callers went away). */
-static void answer_keep(struct cuse_file *f, struct pending_answer *a)
-{
-	answer_lose(f, answer_take(f, a->cmd, a->user_arg));
-	a->next = f->answers;
-	f->answers = a;
-	unsigned n = 0;
-	for (struct pending_answer **p = &f->answers; *p; p = &(*p)->next) {
-		if (++n > MAX_PENDING_ANSWERS) {
-			struct pending_answer *old = *p;
-			*p = NULL;
-			while (old) {
-				struct pending_answer *next = old->next;
-				answer_lose(f, old);
-				old = next;
-			}
-			break;
-		}
-	}
-}
-
-void cuse_reply_ioctl_data(struct cuse_req *req, int result, const void *arg,
-			   unsigned long user_addr, const void *data, size_t len)
-{
-	const struct cuse_ioctl_desc *d = &req->desc;
-	if (result < 0 || len == 0) {
-		cuse_reply_ioctl(req, result, arg);
-		return;
-	}
-	size_t arg_len = (_IOC_DIR(d->cmd) & _IOC_READ) ? d->size : 0;
-	if (d->size == 0) {
-		log_error("cuse: %s has no argument to carry data: EINVAL", d->name);
-		cuse_reply_error(req, EINVAL);
-		return;
-	}
-	if (arg_len + len > cuse_max_chunk()) {
-		log_error("cuse: %s: %zu bytes of data exceed the %zu an ioctl can carry: E2BIG",
-			  d->name, len, cuse_max_chunk() - arg_len);
-		cuse_reply_error(req, E2BIG);
-		return;
-	}
-	/* The table never maps a USERPTR buffer into a plan, so the data
-	 * always travels in a further round: keep the answer, let the kernel
-	 * map the buffer, send the answer when it re-issues the ioctl.
-	 * The retry asks for the argument in again although it is not needed:
-	 * Linux 6.1's fuse_do_ioctl() keeps in_pages set from the previous
-	 * round, and a retry without in data makes it send a page of our own
-	 * iovec reply in place of struct fuse_ioctl_in. */
-	struct pending_answer *a = malloc(sizeof(*a) + arg_len + len);
-	if (!a) {
-		cuse_reply_error(req, ENOMEM);
-		return;
-	}
-	*a = (struct pending_answer){ .cmd = d->cmd, .user_arg = req->user_arg,
-				      .tid = fuse_req_ctx(req->req)->pid, .result = result,
-				      .in_len = d->size, .len = arg_len + len };
-	if (arg && arg != req->block)
-		memmove(req->block, arg, d->size);
-	memcpy(a->buf, req->block, arg_len);
-	memcpy(a->buf + arg_len, data, len);
-	struct iovec out[2];
-	unsigned n = 0;
-	if (arg_len)
-		out[n++] = (struct iovec){ (void *)(uintptr_t)req->user_arg, arg_len };
-	out[n++] = (struct iovec){ (void *)(uintptr_t)user_addr, len };
-	struct cuse_file *f = req->file;
-	struct iovec in = { (void *)(uintptr_t)req->user_arg, d->size };
-	if (fuse_reply_ioctl_retry(req->req, &in, 1, out, n) == 0)
-		answer_keep(f, a);
-	else
-		answer_lose(f, a); /* the caller is gone */
-	req_done(req);
+	cuse_req_done(req);
 }
 
 /* ---- files ---- */
@@ -396,7 +194,7 @@ static void file_free(struct cuse_file *f)
 		f->next->prev = f->prev;
 	if (f->ph)
 		fuse_pollhandle_destroy(f->ph);
-	answers_free(f);
+	cuse_answers_free(f);
 	free(f);
 }
 
@@ -453,7 +251,7 @@ static void ll_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_inf
 	struct cuse_server *s = fuse_req_userdata(req);
 	struct cuse_file *f = file_of(fi);
 	f->flags = fi->flags;
-	answers_lost_by(f, fuse_req_ctx(req)->pid);
+	cuse_answers_lost_by(f, fuse_req_ctx(req)->pid);
 	struct cuse_req *r = req_new(f, req, REQ_READ, 0);
 	if (!r) {
 		fuse_reply_err(req, ENOMEM);
@@ -489,10 +287,66 @@ static bool too_many_mismatches(struct cuse_file *f, unsigned int cmd, unsigned 
 	return ++f->mismatches > CUSE_IOCTL_MAX_MISMATCH;
 }
 
+/* A command no table entry serves. As the V4L2 core (video_usercopy):
+ * what the caller passes in is copied before the command is looked at, so
+ * a bad pointer is EFAULT, from the kernel's copy, even for a command
+ * nobody serves. */
+static void reply_unserved(fuse_req_t req, unsigned int cmd, void *arg, unsigned int flags,
+			   size_t in_bufsz)
+{
+	size_t in_size = _IOC_SIZE(cmd);
+	if (!(flags & FUSE_IOCTL_COMPAT) && (_IOC_DIR(cmd) & _IOC_WRITE) && in_size &&
+	    in_bufsz < in_size) {
+		struct iovec in = { .iov_base = arg, .iov_len = in_size };
+		fuse_reply_ioctl_retry(req, &in, 1, NULL, 0);
+		return;
+	}
+	fuse_reply_err(req, ENOTTY);
+}
+
+/* Asks the kernel for the round the plan wants, unless the caller keeps
+ * changing the argument between rounds (then EINVAL). */
+static void reply_retry(fuse_req_t req, struct cuse_file *f, const struct cuse_ioctl_desc *d,
+			unsigned int cmd, unsigned long user_arg, const struct cuse_plan *plan)
+{
+	if (plan->mismatch && too_many_mismatches(f, cmd, user_arg)) {
+		log_warn("cuse: %s from pid %d: the argument keeps changing between "
+			 "retries: EINVAL", d->name, (int)fuse_req_ctx(req)->pid);
+		f->mismatches = 0;
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	fuse_reply_ioctl_retry(req, plan->in_iov, plan->n_in, plan->out_iov, plan->n_out);
+}
+
+/* Every byte of the call came in: the owner gets it as a request. */
+static void ioctl_call(fuse_req_t req, struct cuse_file *f, const struct cuse_ioctl_desc *d,
+		       unsigned int cmd, unsigned long user_arg, const struct cuse_plan *plan)
+{
+	struct cuse_server *s = fuse_req_userdata(req);
+	/* The request may be parked: the argument and regions move to a block
+	 * it owns. */
+	struct cuse_req *r = req_new(f, req, REQ_IOCTL, d->size + plan->extra_len);
+	if (!r) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	r->desc = *d;
+	r->user_arg = user_arg;
+	r->n_out = plan->n_out;
+	memcpy(r->out_iov, plan->out_iov, sizeof(plan->out_iov));
+	memcpy(r->out_src, plan->out_src, sizeof(plan->out_src));
+	if (plan->arg)
+		memcpy(r->block, plan->arg, d->size);
+	if (plan->extra_len)
+		memcpy(r->block + d->size, plan->extra, plan->extra_len);
+	s->ops->ioctl(s->ctx, f->data, r, cmd, d->size ? r->block : NULL,
+		      plan->extra_len ? r->block + d->size : NULL, plan->extra_len);
+}
+
 static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info *fi,
 		     unsigned int flags, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
-	struct cuse_server *s = fuse_req_userdata(req);
 	struct cuse_file *f = file_of(fi);
 	unsigned int cmd = (unsigned int)cmd_;
 	unsigned long user_arg = (unsigned long)(uintptr_t)arg;
@@ -501,31 +355,11 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 	const struct cuse_ioctl_desc *d =
 		(flags & FUSE_IOCTL_COMPAT) ? NULL : cuse_ioctl_lookup(s->ioctls, s->n_ioctls, cmd);
 	if (!d) {
-		/* As the V4L2 core (video_usercopy): what the caller passes in
-		 * is copied before the command is looked at, so a bad pointer is
-		 * EFAULT, from the kernel's copy, even for a command nobody
-		 * serves. */
-		size_t in_size = _IOC_SIZE(cmd);
-		if (!(flags & FUSE_IOCTL_COMPAT) && (_IOC_DIR(cmd) & _IOC_WRITE) && in_size &&
-		    in_bufsz < in_size) {
-			struct iovec in = { .iov_base = arg, .iov_len = in_size };
-			fuse_reply_ioctl_retry(req, &in, 1, NULL, 0);
-			return;
-		}
-		fuse_reply_err(req, ENOTTY);
+		reply_unserved(req, cmd, arg, flags, in_bufsz);
 		return;
 	}
-	if (f->answers) {
-		struct pending_answer *a = answer_take(f, cmd, user_arg);
-		if (a && a->in_len == in_bufsz && a->len == out_bufsz) {
-			fuse_reply_ioctl(req, a->result, a->buf, a->len);
-			free(a);
-			return;
-		}
-		if (a)
-			answer_keep(f, a);
-		answers_lost_by(f, fuse_req_ctx(req)->pid);
-	}
+	if (cuse_answer_retry(f, req, cmd, user_arg, in_bufsz, out_bufsz))
+		return;
 
 	struct cuse_plan plan;
 	int err = cuse_ioctl_plan(d, user_arg, in_buf, in_bufsz, out_bufsz, &plan);
@@ -537,14 +371,7 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 		return;
 	}
 	if (plan.kind == CUSE_PLAN_RETRY) {
-		if (plan.mismatch && too_many_mismatches(f, cmd, user_arg)) {
-			log_warn("cuse: %s from pid %d: the argument keeps changing between "
-				 "retries: EINVAL", d->name, (int)fuse_req_ctx(req)->pid);
-			f->mismatches = 0;
-			fuse_reply_err(req, EINVAL);
-			return;
-		}
-		fuse_reply_ioctl_retry(req, plan.in_iov, plan.n_in, plan.out_iov, plan.n_out);
+		reply_retry(req, f, d, cmd, user_arg, &plan);
 		return;
 	}
 	if (f->mismatch_cmd == cmd && f->mismatch_arg == user_arg)
@@ -552,25 +379,7 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 	if (log_get_level() >= LOG_LEVEL_DEBUG)
 		log_debug("cuse: %s pid %d arg %zu extra %zu", d->name, (int)fuse_req_ctx(req)->pid,
 			  d->size, plan.extra_len);
-
-	/* The request may be parked: the argument and regions move to a block
-	 * it owns. */
-	struct cuse_req *r = req_new(f, req, REQ_IOCTL, d->size + plan.extra_len);
-	if (!r) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	r->desc = *d;
-	r->user_arg = user_arg;
-	r->n_out = plan.n_out;
-	memcpy(r->out_iov, plan.out_iov, sizeof(plan.out_iov));
-	memcpy(r->out_src, plan.out_src, sizeof(plan.out_src));
-	if (plan.arg)
-		memcpy(r->block, plan.arg, d->size);
-	if (plan.extra_len)
-		memcpy(r->block + d->size, plan.extra, plan.extra_len);
-	s->ops->ioctl(s->ctx, f->data, r, cmd, d->size ? r->block : NULL,
-		      plan.extra_len ? r->block + d->size : NULL, plan.extra_len);
+	ioctl_call(req, f, d, cmd, user_arg, &plan);
 }
 
 static const struct cuse_lowlevel_ops ll_ops = {
@@ -619,7 +428,7 @@ static void on_channel(void *data, uint32_t events)
 			session_ended(s, n);
 			return;
 		}
-			fuse_session_process_buf(s->se, &s->buf);
+		fuse_session_process_buf(s->se, &s->buf);
 	}
 }
 
