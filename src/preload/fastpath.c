@@ -1,8 +1,8 @@
-/* The preload library's fast path (fastpath.h). */
-#include "fastpath.h"
+/* The preload library's fast path (fastpath.h): the slots and their
+ * channels, QBUF and DQBUF; poll() is fastpath_poll.c's. */
+#include "fastpath_priv.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -10,36 +10,10 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-struct slot {
-	atomic_uint busy;  /* try-lock: one thread's request at a time */
-	atomic_uint stale; /* the node fd was closed or replaced meanwhile */
-	atomic_uint sock_lost; /* the app closed our socket's fd behind us */
-	atomic_int pid;    /* the process whose channel sock is; 0: none */
-	int sock;
-	uint64_t rdev, ino; /* the node the channel (or refusal) is for */
-	uint32_t seq;
-	struct uvcuse_ring *ring; /* the daemon's published DQBUF answers, or NULL */
-	atomic_bool refused; /* the daemon said no for this node: CUSE until fd closes */
-	/* MMAP buffers the app got by DQBUF on this fd (bit = index): their
-	 * QBUF may be posted while the daemon's answer for them is valid */
-	uint32_t held;
-	int bell;              /* the ring's doorbell (eventfd), or -1 */
-	atomic_uint bell_lost; /* the app closed the doorbell's fd behind us */
-	/* Threads in poll() waiting on this slot's doorbell, ring and socket,
-	 * which a drop meanwhile keeps for them (zombie) until the last one
-	 * leaves: they are never unmapped or closed under a waiter. */
-	atomic_uint pollers;
-	atomic_bool zombie;
-	struct uvcuse_ring *z_ring;
-	int z_sock, z_bell;
-};
-static struct slot slots[FASTPATH_FDS];
-/* Slots with a mapped ring (any process's: a forked child inherits the
- * count): while 0, poll() costs the library nothing. */
-static atomic_int rings_mapped;
+struct slot fastpath_slots[FASTPATH_FDS];
+atomic_int fastpath_rings_mapped;
 /* For each fd that is one of our channel sockets: its slot's fd + 1; one
  * of our doorbells: -(its slot's fd + 1). */
 static atomic_int sock_owner[FASTPATH_FDS];
@@ -66,7 +40,7 @@ void fastpath_forked(void)
 	atomic_store_explicit(&cached_pid, 0, memory_order_relaxed);
 	/* the pollers were the parent's threads: none in this process */
 	for (unsigned fd = 0; fd < FASTPATH_FDS; fd++)
-		atomic_store_explicit(&slots[fd].pollers, 0, memory_order_relaxed);
+		atomic_store_explicit(&fastpath_slots[fd].pollers, 0, memory_order_relaxed);
 }
 
 static int self_pid(void)
@@ -98,8 +72,7 @@ static void release_channel(struct uvcuse_ring *ring, int sock, int bell)
 		close_raw(bell);
 }
 
-/* A zombie's channel once its last poller left (held by the caller). */
-static void slot_reap(struct slot *s)
+void fastpath_slot_reap(struct slot *s)
 {
 	if (!atomic_load(&s->zombie) || atomic_load(&s->pollers))
 		return;
@@ -125,7 +98,7 @@ static void slot_drop(struct slot *s)
 		}
 	}
 	if (s->ring)
-		atomic_fetch_sub(&rings_mapped, 1);
+		atomic_fetch_sub(&fastpath_rings_mapped, 1);
 	if (atomic_load(&s->pollers) && !atomic_load(&s->zombie)) {
 		s->z_ring = s->ring;
 		s->z_sock = sock;
@@ -318,9 +291,7 @@ bool fastpath_ring_post(struct uvcuse_ring *r, const struct v4l2_buffer *b)
 	return true;
 }
 
-/* The slot's live channel, without a syscall: this process's, its node fd
- * not closed and its socket not closed behind us since it opened. */
-static bool slot_live(struct slot *s)
+bool fastpath_slot_live(struct slot *s)
 {
 	int pid = atomic_load_explicit(&s->pid, memory_order_relaxed);
 	return pid && pid == self_pid() && !atomic_load(&s->stale) && !atomic_load(&s->sock_lost);
@@ -335,7 +306,7 @@ static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd
 	 * closed since, or with its socket closed behind us */
 	atomic_store(&s->stale, 0);
 	slot_drop(s);
-	slot_reap(s);
+	fastpath_slot_reap(s);
 	if (atomic_load(&s->zombie))
 		return false; /* the old channel's pollers still wait: CUSE meanwhile */
 	struct stat st;
@@ -371,7 +342,7 @@ static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd
 	}
 	s->ring = ring_map(ring_fd);
 	if (s->ring)
-		atomic_fetch_add(&rings_mapped, 1);
+		atomic_fetch_add(&fastpath_rings_mapped, 1);
 	if (bell >= FASTPATH_FDS || (bell >= 0 && !s->ring)) { /* untracked, or no use */
 		close_raw(bell);
 		bell = -1;
@@ -396,14 +367,14 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	/* the kernel checks a USERPTR buffer's pointer in CUSE's retry round */
 	if (request == VIDIOC_QBUF && b->memory != V4L2_MEMORY_MMAP)
 		return FASTPATH_NOT_HANDLED;
-	struct slot *s = &slots[fd];
+	struct slot *s = &fastpath_slots[fd];
 	unsigned idle = 0;
 	if (!atomic_compare_exchange_strong(&s->busy, &idle, 1))
 		return FASTPATH_NOT_HANDLED; /* another thread's request: CUSE */
 	int saved = errno;
 	enum fastpath_verdict v = FASTPATH_NOT_HANDLED;
 	bool not_ours = false;
-	if (!slot_live(s) && !slot_open(s, probe, fd, &not_ours)) {
+	if (!fastpath_slot_live(s) && !slot_open(s, probe, fd, &not_ours)) {
 		v = not_ours ? FASTPATH_NOT_OURS : FASTPATH_NOT_HANDLED;
 		goto out;
 	}
@@ -473,189 +444,6 @@ bool fastpath_ring_ready(const struct uvcuse_ring *r)
 	return (t >> 32) == (p >> 32) && (uint32_t)t < (uint32_t)p;
 }
 
-/* --- poll ---------------------------------------------------------------- */
-
-enum poll_kind {
-	POLL_OTHER, /* the kernel's (not a node with a fast path, or not now) */
-	POLL_READY, /* a frame waits in the ring: POLLIN */
-	POLL_BELL,  /* nothing waits, and nothing else would be answered: wait
-		     * for the doorbell (a poller of the slot now) */
-};
-
-struct poll_ref {
-	struct slot *s;
-	struct uvcuse_ring *ring;
-	int bell, sock;
-};
-
-/* How fd, polled for events, is to be answered. */
-static enum poll_kind poll_classify(int fd, short events, struct poll_ref *ref)
-{
-	if (fd < 0 || fd >= FASTPATH_FDS || (events & ~(POLLIN | POLLRDNORM)) || !(events & POLLIN))
-		return POLL_OTHER;
-	struct slot *s = &slots[fd];
-	if (!atomic_load_explicit(&s->pid, memory_order_relaxed))
-		return POLL_OTHER;
-	unsigned idle = 0;
-	if (!atomic_compare_exchange_strong(&s->busy, &idle, 1))
-		return POLL_OTHER; /* a request in progress: the kernel answers */
-	enum poll_kind k = POLL_OTHER;
-	if (slot_live(s) && s->ring) {
-		struct uvcuse_ring *r = s->ring;
-		/* a published entry: the queue streams, without error, and DQBUF
-		 * would answer it (the daemon revokes before any of that changes) */
-		if (fastpath_ring_ready(r)) {
-			k = POLL_READY;
-		} else if (s->bell >= 0 && !atomic_load(&s->bell_lost) &&
-			   (r->features & UVCUSE_RING_POLL_BELL) &&
-			   __atomic_load_n(&r->pollable, __ATOMIC_ACQUIRE)) {
-			atomic_fetch_add(&s->pollers, 1);
-			*ref = (struct poll_ref){ .s = s, .ring = r, .bell = s->bell, .sock = s->sock };
-			k = POLL_BELL;
-		}
-	}
-	atomic_store_explicit(&s->busy, 0, memory_order_release);
-	return k;
-}
-
-/* A poller of ref's slot leaves; the last one out of a dropped channel
- * frees it (if the slot is free: else its next user does). */
-static void poll_leave(const struct poll_ref *ref)
-{
-	struct slot *s = ref->s;
-	if (atomic_fetch_sub(&s->pollers, 1) != 1 || !atomic_load(&s->zombie))
-		return;
-	unsigned idle = 0;
-	if (atomic_compare_exchange_strong(&s->busy, &idle, 1)) {
-		slot_reap(s);
-		atomic_store_explicit(&s->busy, 0, memory_order_release);
-	}
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int fastpath_poll(struct pollfd *fds, nfds_t nfds, int64_t *timeout_ns, fastpath_wait_fn wait,
-		  void *ctx)
-{
-	if (atomic_load_explicit(&rings_mapped, memory_order_relaxed) <= 0 || !fds || nfds == 0 ||
-	    nfds > FASTPATH_POLL_MAX)
-		return -2;
-	int saved = errno;
-	int64_t deadline = *timeout_ns < 0 ? -1 : now_ns() + *timeout_ns;
-	for (;;) {
-		struct poll_ref ref[FASTPATH_POLL_MAX];
-		uint64_t ready = 0, bells = 0;
-		for (nfds_t i = 0; i < nfds; i++) {
-			enum poll_kind k = poll_classify(fds[i].fd, fds[i].events, &ref[i]);
-			if (k == POLL_READY)
-				ready |= UINT64_C(1) << i;
-			else if (k == POLL_BELL)
-				bells |= UINT64_C(1) << i;
-		}
-		if (!ready && !bells) {
-			errno = saved;
-			return -2; /* the kernel, for what is left of the timeout */
-		}
-		int64_t left = -1;
-		if (deadline >= 0) {
-			left = deadline - now_ns();
-			if (left < 0)
-				left = 0;
-		}
-		/* the set to wait on: doorbells for the nodes waiting on one
-		 * (with the channel's socket, whose peer's end wakes us too),
-		 * the nodes ready or quiet masked (poll skips fd -1) */
-		struct pollfd w[2 * FASTPATH_POLL_MAX];
-		nfds_t nw = nfds;
-		memcpy(w, fds, nfds * sizeof(*fds));
-		for (nfds_t i = 0; i < nfds; i++) {
-			uint64_t bit = UINT64_C(1) << i;
-			if (ready & bit) {
-				w[i].fd = -1;
-			} else if (bells & bit) {
-				/* with a frame already waiting elsewhere nobody waits:
-				 * a quiet node (pollable, none ready) answers nothing */
-				w[i] = (struct pollfd){ .fd = ready ? -1 : ref[i].bell, .events = POLLIN };
-				if (!ready)
-					w[nw++] = (struct pollfd){ .fd = ref[i].sock, .events = POLLRDHUP };
-				else
-					continue;
-				__atomic_fetch_add(&ref[i].ring->sleepers, 1, __ATOMIC_SEQ_CST);
-			}
-		}
-		/* armed, then looked again (the daemon stores, then looks at
-		 * 'sleepers'): a change in between is never missed */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		bool changed = false;
-		for (nfds_t i = 0; i < nfds && !ready; i++)
-			if ((bells >> i) & 1)
-				changed |= fastpath_ring_ready(ref[i].ring) ||
-					   !__atomic_load_n(&ref[i].ring->pollable, __ATOMIC_ACQUIRE);
-		/* with a frame ready, the others are only looked at (none: no
-		 * system call at all) */
-		bool others = false;
-		for (nfds_t j = 0; j < nw; j++)
-			others |= w[j].fd >= 0;
-		int r = changed || (ready && !others) ? 0 : wait(ctx, w, nw, ready ? 0 : left);
-		int err = errno;
-		bool to_kernel = false;
-		int n = 0;
-		for (nfds_t i = 0; i < nfds; i++) {
-			uint64_t bit = UINT64_C(1) << i;
-			if (ready & bit) {
-				fds[i].revents = (short)(fds[i].events & (POLLIN | POLLRDNORM));
-			} else if (bells & bit) {
-				struct uvcuse_ring *rg = ref[i].ring;
-				if (!ready) {
-					__atomic_fetch_sub(&rg->sleepers, 1, __ATOMIC_SEQ_CST);
-					/* rung: cleared for the next wait (EAGAIN: another
-					 * poller of it cleared it first) */
-					uint64_t v;
-					if (r > 0 && (w[i].revents & POLLIN) && !atomic_load(&ref[i].s->bell_lost)) {
-						ssize_t got = read(ref[i].bell, &v, sizeof(v));
-						(void)got;
-					}
-				}
-				bool now = fastpath_ring_ready(rg);
-				if (!now && !__atomic_load_n(&rg->pollable, __ATOMIC_ACQUIRE))
-					to_kernel = true;
-				fds[i].revents = now ? (short)(fds[i].events & (POLLIN | POLLRDNORM)) : 0;
-				poll_leave(&ref[i]);
-			} else {
-				fds[i].revents = r > 0 ? w[i].revents : 0;
-			}
-			n += fds[i].revents != 0;
-		}
-		/* the channel's end (the daemon went away): the kernel answers */
-		for (nfds_t j = nfds; j < nw && r > 0; j++)
-			to_kernel |= w[j].revents != 0;
-		if (r < 0) {
-			errno = err; /* EINTR... */
-			return -1;
-		}
-		if (deadline >= 0) {
-			*timeout_ns = deadline - now_ns();
-			if (*timeout_ns < 0)
-				*timeout_ns = 0;
-		}
-		if (to_kernel && !n) {
-			errno = saved;
-			return -2;
-		}
-		if (n || ready || (r == 0 && !changed)) { /* r 0 unchanged: timed out */
-			errno = saved;
-			return n;
-		}
-		/* woken for nothing (a revocation, entries another poller took):
-		 * wait again */
-	}
-}
-
 void fastpath_forget(int fd)
 {
 	if (fd < 0 || fd >= FASTPATH_FDS)
@@ -665,11 +453,11 @@ void fastpath_forget(int fd)
 	int owner = atomic_load_explicit(&sock_owner[fd], memory_order_relaxed);
 	if (__builtin_expect(owner != 0, 0) && (owner = atomic_exchange(&sock_owner[fd], 0))) {
 		if (owner > 0)
-			atomic_store(&slots[owner - 1].sock_lost, 1);
+			atomic_store(&fastpath_slots[owner - 1].sock_lost, 1);
 		else
-			atomic_store(&slots[-owner - 1].bell_lost, 1);
+			atomic_store(&fastpath_slots[-owner - 1].bell_lost, 1);
 	}
-	struct slot *s = &slots[fd];
+	struct slot *s = &fastpath_slots[fd];
 	if (!atomic_load_explicit(&s->pid, memory_order_relaxed) && !atomic_load(&s->refused))
 		return;
 	unsigned idle = 0;
@@ -685,12 +473,12 @@ void fastpath_forget(int fd)
 
 void fastpath_test_attach(int fd, struct uvcuse_ring *r, int sock, int bell)
 {
-	struct slot *s = &slots[fd];
+	struct slot *s = &fastpath_slots[fd];
 	s->ring = r;
 	s->sock = sock;
 	s->bell = bell;
 	s->seq = 0;
-	atomic_fetch_add(&rings_mapped, 1);
+	atomic_fetch_add(&fastpath_rings_mapped, 1);
 	atomic_store(&sock_owner[sock], fd + 1);
 	if (bell >= 0)
 		atomic_store(&sock_owner[bell], -(fd + 1));
