@@ -74,6 +74,128 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The time left until deadline (-1: none), 0 once it passed. */
+static int64_t ns_left(int64_t deadline)
+{
+	if (deadline < 0)
+		return -1;
+	int64_t left = deadline - now_ns();
+	return left < 0 ? 0 : left;
+}
+
+/* One round of fastpath_poll(): how each fd of the set is answered (bit i
+ * of ready or bells for fds[i]: POLL_READY, POLL_BELL), and the set the
+ * round waits on. */
+struct poll_round {
+	struct poll_ref ref[FASTPATH_POLL_MAX];
+	uint64_t ready, bells;
+	struct pollfd w[2 * FASTPATH_POLL_MAX];
+	nfds_t nw;
+};
+
+/* Classifies every fd of the set: false when none is the fast path's. */
+static bool poll_classify_set(const struct pollfd *fds, nfds_t nfds, struct poll_round *pr)
+{
+	pr->ready = 0;
+	pr->bells = 0;
+	for (nfds_t i = 0; i < nfds; i++) {
+		enum poll_kind k = poll_classify(fds[i].fd, fds[i].events, &pr->ref[i]);
+		if (k == POLL_READY)
+			pr->ready |= UINT64_C(1) << i;
+		else if (k == POLL_BELL)
+			pr->bells |= UINT64_C(1) << i;
+	}
+	return pr->ready || pr->bells;
+}
+
+/* The set to wait on: doorbells for the nodes waiting on one (with the
+ * channel's socket, whose peer's end wakes us too), the nodes ready or
+ * quiet masked (poll skips fd -1). A node waiting on its doorbell counts
+ * itself among its ring's sleepers. */
+static void poll_arm(const struct pollfd *fds, nfds_t nfds, struct poll_round *pr)
+{
+	pr->nw = nfds;
+	memcpy(pr->w, fds, nfds * sizeof(*fds));
+	for (nfds_t i = 0; i < nfds; i++) {
+		uint64_t bit = UINT64_C(1) << i;
+		if (pr->ready & bit) {
+			pr->w[i].fd = -1;
+		} else if (pr->bells & bit) {
+			/* with a frame already waiting elsewhere nobody waits:
+			 * a quiet node (pollable, none ready) answers nothing */
+			pr->w[i] = (struct pollfd){ .fd = pr->ready ? -1 : pr->ref[i].bell,
+						    .events = POLLIN };
+			if (pr->ready)
+				continue;
+			pr->w[pr->nw++] = (struct pollfd){ .fd = pr->ref[i].sock,
+							   .events = POLLRDHUP };
+			__atomic_fetch_add(&pr->ref[i].ring->sleepers, 1, __ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+/* Whether a ring waited on got a frame or stopped being quiet since the
+ * set was classified; false with a frame ready anyway (nobody waits). */
+static bool poll_rings_changed(nfds_t nfds, const struct poll_round *pr)
+{
+	bool changed = false;
+	for (nfds_t i = 0; i < nfds && !pr->ready; i++)
+		if ((pr->bells >> i) & 1)
+			changed |= fastpath_ring_ready(pr->ref[i].ring) ||
+				   !__atomic_load_n(&pr->ref[i].ring->pollable, __ATOMIC_ACQUIRE);
+	return changed;
+}
+
+/* The answer of a node that waited on its doorbell (waited; rang: the
+ * doorbell woke the wait) or, with a frame ready elsewhere, was only looked
+ * at: POLLIN when its ring holds a frame now. The node's poller leaves.
+ * True when the kernel must answer instead: no frame, no longer quiet. */
+static bool poll_answer_bell(struct pollfd *fd, const struct poll_ref *ref, bool waited, bool rang)
+{
+	struct uvcuse_ring *rg = ref->ring;
+	if (waited) {
+		__atomic_fetch_sub(&rg->sleepers, 1, __ATOMIC_SEQ_CST);
+		/* rung: cleared for the next wait (EAGAIN: another poller of it
+		 * cleared it first) */
+		uint64_t v;
+		if (rang && !atomic_load(&ref->s->bell_lost)) {
+			ssize_t got = read(ref->bell, &v, sizeof(v));
+			(void)got;
+		}
+	}
+	bool now = fastpath_ring_ready(rg);
+	bool to_kernel = !now && !__atomic_load_n(&rg->pollable, __ATOMIC_ACQUIRE);
+	fd->revents = now ? (short)(fd->events & (POLLIN | POLLRDNORM)) : 0;
+	poll_leave(ref);
+	return to_kernel;
+}
+
+/* The round's answers in fds[].revents after the wait (r: its result, 0
+ * when there was none); returns how many fds have events. *to_kernel: a
+ * node waited on is no longer quiet without a frame, or a channel ended:
+ * the kernel answers. */
+static int poll_answer(struct pollfd *fds, nfds_t nfds, struct poll_round *pr, int r,
+		       bool *to_kernel)
+{
+	int n = 0;
+	*to_kernel = false;
+	for (nfds_t i = 0; i < nfds; i++) {
+		uint64_t bit = UINT64_C(1) << i;
+		if (pr->ready & bit)
+			fds[i].revents = (short)(fds[i].events & (POLLIN | POLLRDNORM));
+		else if (pr->bells & bit)
+			*to_kernel |= poll_answer_bell(&fds[i], &pr->ref[i], !pr->ready,
+						       r > 0 && (pr->w[i].revents & POLLIN));
+		else
+			fds[i].revents = r > 0 ? pr->w[i].revents : 0;
+		n += fds[i].revents != 0;
+	}
+	/* the channel's end (the daemon went away): the kernel answers */
+	for (nfds_t j = nfds; j < pr->nw && r > 0; j++)
+		*to_kernel |= pr->w[j].revents != 0;
+	return n;
+}
+
 int fastpath_poll(struct pollfd *fds, nfds_t nfds, int64_t *timeout_ns, fastpath_wait_fn wait,
 		  void *ctx)
 {
@@ -83,106 +205,39 @@ int fastpath_poll(struct pollfd *fds, nfds_t nfds, int64_t *timeout_ns, fastpath
 	int saved = errno;
 	int64_t deadline = *timeout_ns < 0 ? -1 : now_ns() + *timeout_ns;
 	for (;;) {
-		struct poll_ref ref[FASTPATH_POLL_MAX];
-		uint64_t ready = 0, bells = 0;
-		for (nfds_t i = 0; i < nfds; i++) {
-			enum poll_kind k = poll_classify(fds[i].fd, fds[i].events, &ref[i]);
-			if (k == POLL_READY)
-				ready |= UINT64_C(1) << i;
-			else if (k == POLL_BELL)
-				bells |= UINT64_C(1) << i;
-		}
-		if (!ready && !bells) {
+		struct poll_round pr;
+		if (!poll_classify_set(fds, nfds, &pr)) {
 			errno = saved;
 			return -2; /* the kernel, for what is left of the timeout */
 		}
-		int64_t left = -1;
-		if (deadline >= 0) {
-			left = deadline - now_ns();
-			if (left < 0)
-				left = 0;
-		}
-		/* the set to wait on: doorbells for the nodes waiting on one
-		 * (with the channel's socket, whose peer's end wakes us too),
-		 * the nodes ready or quiet masked (poll skips fd -1) */
-		struct pollfd w[2 * FASTPATH_POLL_MAX];
-		nfds_t nw = nfds;
-		memcpy(w, fds, nfds * sizeof(*fds));
-		for (nfds_t i = 0; i < nfds; i++) {
-			uint64_t bit = UINT64_C(1) << i;
-			if (ready & bit) {
-				w[i].fd = -1;
-			} else if (bells & bit) {
-				/* with a frame already waiting elsewhere nobody waits:
-				 * a quiet node (pollable, none ready) answers nothing */
-				w[i] = (struct pollfd){ .fd = ready ? -1 : ref[i].bell, .events = POLLIN };
-				if (!ready)
-					w[nw++] = (struct pollfd){ .fd = ref[i].sock, .events = POLLRDHUP };
-				else
-					continue;
-				__atomic_fetch_add(&ref[i].ring->sleepers, 1, __ATOMIC_SEQ_CST);
-			}
-		}
+		int64_t left = ns_left(deadline);
+		poll_arm(fds, nfds, &pr);
 		/* armed, then looked again (the daemon stores, then looks at
 		 * 'sleepers'): a change in between is never missed */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		bool changed = false;
-		for (nfds_t i = 0; i < nfds && !ready; i++)
-			if ((bells >> i) & 1)
-				changed |= fastpath_ring_ready(ref[i].ring) ||
-					   !__atomic_load_n(&ref[i].ring->pollable, __ATOMIC_ACQUIRE);
+		bool changed = poll_rings_changed(nfds, &pr);
 		/* with a frame ready, the others are only looked at (none: no
 		 * system call at all) */
 		bool others = false;
-		for (nfds_t j = 0; j < nw; j++)
-			others |= w[j].fd >= 0;
-		int r = changed || (ready && !others) ? 0 : wait(ctx, w, nw, ready ? 0 : left);
+		for (nfds_t j = 0; j < pr.nw; j++)
+			others |= pr.w[j].fd >= 0;
+		int r = 0;
+		if (!changed && !(pr.ready && !others))
+			r = wait(ctx, pr.w, pr.nw, pr.ready ? 0 : left);
 		int err = errno;
-		bool to_kernel = false;
-		int n = 0;
-		for (nfds_t i = 0; i < nfds; i++) {
-			uint64_t bit = UINT64_C(1) << i;
-			if (ready & bit) {
-				fds[i].revents = (short)(fds[i].events & (POLLIN | POLLRDNORM));
-			} else if (bells & bit) {
-				struct uvcuse_ring *rg = ref[i].ring;
-				if (!ready) {
-					__atomic_fetch_sub(&rg->sleepers, 1, __ATOMIC_SEQ_CST);
-					/* rung: cleared for the next wait (EAGAIN: another
-					 * poller of it cleared it first) */
-					uint64_t v;
-					if (r > 0 && (w[i].revents & POLLIN) && !atomic_load(&ref[i].s->bell_lost)) {
-						ssize_t got = read(ref[i].bell, &v, sizeof(v));
-						(void)got;
-					}
-				}
-				bool now = fastpath_ring_ready(rg);
-				if (!now && !__atomic_load_n(&rg->pollable, __ATOMIC_ACQUIRE))
-					to_kernel = true;
-				fds[i].revents = now ? (short)(fds[i].events & (POLLIN | POLLRDNORM)) : 0;
-				poll_leave(&ref[i]);
-			} else {
-				fds[i].revents = r > 0 ? w[i].revents : 0;
-			}
-			n += fds[i].revents != 0;
-		}
-		/* the channel's end (the daemon went away): the kernel answers */
-		for (nfds_t j = nfds; j < nw && r > 0; j++)
-			to_kernel |= w[j].revents != 0;
+		bool to_kernel;
+		int n = poll_answer(fds, nfds, &pr, r, &to_kernel);
 		if (r < 0) {
 			errno = err; /* EINTR... */
 			return -1;
 		}
-		if (deadline >= 0) {
-			*timeout_ns = deadline - now_ns();
-			if (*timeout_ns < 0)
-				*timeout_ns = 0;
-		}
+		if (deadline >= 0)
+			*timeout_ns = ns_left(deadline);
 		if (to_kernel && !n) {
 			errno = saved;
 			return -2;
 		}
-		if (n || ready || (r == 0 && !changed)) { /* r 0 unchanged: timed out */
+		if (n || pr.ready || (r == 0 && !changed)) { /* r 0 unchanged: timed out */
 			errno = saved;
 			return n;
 		}
