@@ -347,6 +347,7 @@ static void ioctl_call(fuse_req_t req, struct cuse_file *f, const struct cuse_io
 static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info *fi,
 		     unsigned int flags, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
+	const struct cuse_server *s = fuse_req_userdata(req);
 	struct cuse_file *f = file_of(fi);
 	unsigned int cmd = (unsigned int)cmd_;
 	unsigned long user_arg = (unsigned long)(uintptr_t)arg;
