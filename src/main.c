@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse: serves one UVC camera as a V4L2 node through CUSE. The command
  * line (service/cmdline.c) names a command or a camera; the config files
  * are put under it (service/resolve.c), and the daemon serves the camera

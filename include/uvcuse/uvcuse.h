@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The private ABI between the uvcuse daemon and its preload library
  * (libuvcuse-preload.so, src/preload/).
  *

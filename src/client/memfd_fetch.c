@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The buffer socket's client (memfd_fetch.h). */
 #include "client/memfd_fetch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The client half of the buffer socket (include/uvcuse/uvcuse.h), shared
  * by the preload library and uvcuse-pipewire: proves with
  * UVCUSE_IOC_HELLO that the caller holds a uvcuse node open, then asks the

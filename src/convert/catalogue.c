@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The conversion catalogue: which fourccs are sources and destinations,
  * the destinations' layouts and the source rule. */
 #include "convert/catalogue.h"

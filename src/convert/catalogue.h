@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pixel formats the daemon converts between, as data (pure, no I/O).
  *
  * Destinations are what libv4lconvert produces: RGB24, BGR24, YU12 (YUV420)

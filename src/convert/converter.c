@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The converter over libv4lconvert (v4lconvert_convert). */
 #include "convert/converter.h"
 

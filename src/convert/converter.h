@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One converter: a libv4lconvert instance that turns a whole native frame
  * into a destination frame, in one pass straight into the caller's buffer.
  * Not thread-safe: one converter per worker thread (libv4lconvert has no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MJPEG to RGB24/BGR24 (libjpeg colour conversion and upsampling) and to
  * YU12/YV12 (libjpeg raw YCbCr planes written into the frame's planes for
  * 4:2:2 and 4:2:0, upsampled rows scaled down for anything else). */

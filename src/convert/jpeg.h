@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MJPEG frames decoded with libjpeg(-turbo) straight into a destination
  * frame, with a strict error manager: a frame libjpeg warns about (truncated,
  * bad Huffman code, marker in the scan) is refused rather than shown half

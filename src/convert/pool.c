@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The worker pool: one mutex-guarded FIFO of jobs; workers take the oldest
  * queued one; the loop collects from the head only when it is done. */
 #include "convert/pool.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The conversion worker pool: N threads, each with its own converter
  * (libv4lconvert and libjpeg state are per thread), converting jobs the
  * loop thread submits. Finished jobs are collected on the loop thread in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Log lines on stderr, with a level. Under systemd (JOURNAL_STREAM set) each
  * line carries the "<N>" priority prefix journald understands; a detached
  * daemon logs to syslog. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's one event loop (epoll). Every fd the daemon waits on (CUSE
  * channel, libusb's pollfds, signalfd) is registered here with a callback;
  * callbacks run on the loop thread only, so the state they touch needs no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CUSE session on the daemon's loop (see cuse.h). libfuse's
  * cuse_lowlevel_setup() would install signal handlers and daemonize, so the
  * session is built with cuse_lowlevel_new() and /dev/cuse is opened here and

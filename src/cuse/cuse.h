@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CUSE character device: session on the daemon's loop, open files,
  * requests that may be answered later, and the unrestricted-ioctl
  * marshalling driven by one table (cuse/ioctl_table.h). The only code that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to src/cuse/: the server, its files and requests, shared by the
  * session (cuse.c) and the answers kept for a USERPTR retry (ioctl_data.c). */
 #ifndef UVCUSE_CUSE_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cuse_reply_ioctl_data(): an ioctl's answer that carries data to a user
  * region the kernel has not mapped (a USERPTR buffer) is kept while the
  * kernel retries the ioctl with that region mapped, and sent then; one the

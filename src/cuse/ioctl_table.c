@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The retry-protocol planner (see ioctl_table.h). */
 #include "cuse/ioctl_table.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An ioctl's argument layout (its size, its direction from _IOC_DIR, the
  * user memory it points to), as the server's owner describes it
  * (cuse_server_ops.ioctl_desc: the node's table, src/v4l2/ioctls.c), and

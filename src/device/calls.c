@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Camera calls: the requests that need the camera (an app's ioctl, or a
  * control change reported on the status endpoint) run one at a time, the
  * others waiting in line, as uvcvideo's ctrl_mutex serialises them; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The preload library's fast path on the daemon's side: a file's channels
  * (include/uvcuse/uvcuse.h, transport in share/channel.c) run QBUF and
  * DQBUF as the same ioctls on that file would through CUSE, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The converted stream: native buffer slots, the pool's eventfd on the
  * loop, and the hand-back of converted frames. */
 #include "device/convert_stream.h"

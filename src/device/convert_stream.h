@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A converted stream on the loop: the camera's native frames are assembled
  * into this stream's own buffers, converted on the worker pool
  * (convert/pool) straight into the app's queue buffers, and handed back on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One camera being served: the device's lifetime (the camera opened and
  * read at start-up, the node registered, everything freed) and its wiring:
  * the node's camera operations and the CUSE operations point into the

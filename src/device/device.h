@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One camera and the V4L2 node it serves: wires usb/ (the camera), v4l2/
  * (the node's semantics) and cuse/ (the character device) together, and
  * owns the requests that wait for frames. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera's frames to the processes that stream (issue 13's sharing).
  *
  * The camera streams once; each streaming process is a consumer with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to src/device/: the device's state and what its files offer
  * each other, one section per file (see README.md for what each holds). */
 #ifndef UVCUSE_DEVICE_INTERNAL_H

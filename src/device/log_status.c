@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* VIDIOC_LOG_STATUS: the device's state in one block of lines, kept while
  * the call may still be undone, then written to our log and /dev/kmsg. */
 #include <errno.h>

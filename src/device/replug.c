@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node outlives its camera: what happens when the camera is unplugged
  * (--exit-on-unplug: a dead node that answers ENODEV; else a node that
  * waits, its formats taken from the descriptors), the linger

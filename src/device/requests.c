@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The apps' requests through CUSE: open and release, ioctl, read and
  * poll; the requests that wait (a blocking DQBUF, a read() chunk, a
  * STREAMON waiting for the commit) parked and answered again when frames

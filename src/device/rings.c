@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fast path's rings on the daemon's side (protocol in
  * include/uvcuse/uvcuse.h, the ring itself in share/chan_ring.c): the DQBUF
  * answers of a file's done buffers published in shared memory for the

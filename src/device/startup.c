@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Start-up: the camera opened (the error says which camera was asked
  * for), its quirks, and what uvcvideo reads when it binds: the node's
  * identity, the controls' GET_INFO, the start-up probe. Synchronous: no

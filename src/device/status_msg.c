@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status socket's message (see status_msg.h). */
 #include "device/status_msg.h"
 

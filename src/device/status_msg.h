@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status socket's message (pure): what one daemon tells `uvcuse
  * --status` and `uvcuse --udev-properties`. On accept the daemon sends one
  * SOCK_SEQPACKET message and closes: text lines "key=value\n", the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Buffer memory and the stream: the queue's memfds, the commit and the
  * stream's start and stop (the node's camera operations, node_ops), and
  * the stream's errors. */

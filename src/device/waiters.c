@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The requests that wait for a frame or an event (a blocking DQBUF, the
  * first chunk of a blocking read(), a blocking DQEVENT, through CUSE or a
  * fast-path channel): parked, run again when the node says what they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One uvcuse node as a PipeWire Video/Source node (camera.h): the
  * pw_stream published with the node's modes, its events (a format
  * negotiated, buffers added and removed, the graph's process cycle, state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One uvcuse node published as a PipeWire Video/Source node (a pw_stream
  * that drives its own graph). The node file is open only while a consumer
  * has a format negotiated: an idle camera costs no USB bandwidth, no

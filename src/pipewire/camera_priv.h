@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to the files of one published camera (camera.h): the camera's
  * state and what the files ask of each other. camera.c: the pw_stream's
  * events, publishing, republishing after an error, the camera's life;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a uvcuse node is (camera_priv.h): opened as the caller, checked to
  * be a uvcuse capture node, its modes enumerated within a budget, its card
  * name and udev's IDs read, and the PipeWire node named. */

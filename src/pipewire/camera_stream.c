@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node streaming to PipeWire (camera_priv.h): the negotiated mode set
  * on the node with its buffers (the daemon's memfds, which camera.c hands
  * to PipeWire), QBUF of the ones PipeWire gives back and DQBUF of frames

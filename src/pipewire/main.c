@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-pipewire: publishes every uvcuse camera the user may open as a
  * PipeWire Video/Source node (media.role Camera), so that the desktop's
  * PipeWire consumers see it: the Camera portal and the sandboxed apps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* V4L2 modes <-> SPA formats (modes.h). */
 #include "modes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a camera offers PipeWire: its V4L2 modes (pixel format, size, frame
  * rate) as SPA EnumFormat objects, and a negotiated SPA Format back as a
  * mode. Pure: no I/O, unit-tested (tests/unit/test_bridge_modes.c). */

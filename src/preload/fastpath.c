@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The preload library's fast path (fastpath.h): the slots and their
  * channels, QBUF and DQBUF; poll() is fastpath_poll.c's. */
 #include "fastpath_priv.h"

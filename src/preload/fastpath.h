@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The preload library's fast path (protocol: include/uvcuse/uvcuse.h):
  * QBUF and DQBUF of a uvcuse node go over a channel to the daemon, one per
  * node fd and process, instead of two CUSE round trips each. CUSE stays the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* poll() of node fds through the fast path (fastpath_poll in fastpath.h):
  * answered from the rings, or waited for on their doorbells, with the slot
  * table of fastpath.c (fastpath_priv.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Private to the fast path: the slot table that fastpath.c keeps (one
  * channel per node fd and process) and fastpath_poll.c reads. */
 #ifndef UVCUSE_FASTPATH_PRIV_H

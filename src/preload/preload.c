@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libuvcuse-preload.so: what CUSE cannot do for uvcuse's nodes.
  *
  * - mmap of a uvcuse node's fd asks the daemon for the buffer's memfd

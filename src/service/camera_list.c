@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `uvcuse --list` (see camera_list.h), as the node would enumerate each
  * camera's formats without conversion. */
 #include "service/camera_list.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `uvcuse --list`: the UVC cameras plugged in, their identities, formats,
  * sizes and rates. */
 #ifndef UVCUSE_SERVICE_CAMERA_LIST_H

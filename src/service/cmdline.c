@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's command line (getopt_long): each option checked and noted
  * in struct cmdline; nothing is acted on here. */
 #include "service/cmdline.h"

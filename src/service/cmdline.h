@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's command line: what each option asks for, before the config
  * files are read (resolve.h puts the two together). */
 #ifndef UVCUSE_SERVICE_CMDLINE_H

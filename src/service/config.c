@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The configuration files through libinih (see config.h for the format).
  * inih's handler is not told the line number, so our reader counts lines
  * as it hands them over: the handler runs right after its line is read. */

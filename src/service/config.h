@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The configuration files (pure: parsing and camera matching, no camera).
  * /etc/uvcuse/uvcuse.conf, then /etc/uvcuse/conf.d/ *.conf in sorted order;
  * later values override earlier ones. INI syntax (libinih):

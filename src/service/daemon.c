@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's run (see daemon.h). Everything runs on one loop; start-up
  * blocks only until the node exists and udev has processed it. */
 #include "service/daemon.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The daemon's run: detached (unless --foreground), the loop, signals,
  * libusb, the device, the privilege drop, the sockets, readiness, until a
  * signal or the device ends it. */

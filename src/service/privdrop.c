@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* --user NAME (see privdrop.h). */
 #include "service/privdrop.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Dropping root (--user NAME): once /dev/cuse, the USB device and every
  * other privileged fd are open, become NAME with its groups and no
  * capabilities left. */

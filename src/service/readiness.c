@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* systemd readiness: sd_notify from libsystemd (the well-kept client of
  * the protocol), and udev's processing of the node seen in udev's database
  * folder (udev_wait.c). The service runs in a private network namespace,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* systemd's Type=notify: READY=1 once the node exists and udev has applied
  * its rules to it (its database entry written: udev_wait.h), STATUS= lines
  * when what they show changes. Nothing happens when NOTIFY_SOCKET is not

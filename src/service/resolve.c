@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The command line over the config files: the camera looked up without
  * claiming it (so that the config can leave it to uvcvideo), the config
  * resolved for it, each setting taken from the command line, else the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The command line over the config files, for the camera the command line
  * names: what the daemon will serve, and as whom. */
 #ifndef UVCUSE_SERVICE_RESOLVE_H

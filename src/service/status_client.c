@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The client side of the status sockets (see status_client.h). */
 #include "service/status_client.h"
 

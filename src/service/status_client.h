@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `uvcuse --status` and `uvcuse --udev-properties NODE`: the client side of
  * the status sockets (status_server.h). No privileges needed: the sockets
  * are group video's. Return the exit status. */

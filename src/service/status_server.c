@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status socket (see status_server.h). */
 #include "service/status_server.h"
 

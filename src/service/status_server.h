@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status socket: $RUNTIME_DIRECTORY/<node>.status (else
  * /run/uvcuse/<node>.status), SOCK_SEQPACKET, mode 0660 with group video
  * when that group exists. Every connection gets one status message

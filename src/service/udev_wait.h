@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Waiting for udev to have processed our node (its group, mode and links
  * applied) before telling systemd the service is ready. udev writes a
  * device's database entry, /run/udev/data/c<major>:<minor>, after its rules

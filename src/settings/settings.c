@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Remembered control settings, the pure part. See settings.h. */
 #include "settings/settings.h"
 

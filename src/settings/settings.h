@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Remembered control settings, the pure part: which camera file holds them,
  * the file's text, which controls are worth remembering, and the order in
  * which saved values go back to a camera. No I/O (settings_store.[ch] reads

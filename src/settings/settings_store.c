@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Remembered control settings at run time. See settings_store.h. */
 #include "settings/settings_store.h"
 

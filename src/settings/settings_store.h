@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Remembered control settings at run time: one camera's file under the
  * state directory, its values sent back to the camera when the daemon
  * opens it, and the values apps set saved again (atomically, at most once

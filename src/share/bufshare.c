@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The buffer socket and its token registry (see bufshare.h). */
 #include "share/bufshare.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The buffer socket: hands the memfd behind a QUERYBUF offset to the
  * preload library (src/preload/), which maps it where the kernel would
  * have (CUSE has no mmap). Protocol: include/uvcuse/uvcuse.h.

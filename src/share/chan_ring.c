@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A fast-path channel's ring, the daemon's side (chan_ring.h). */
 #include "share/chan_ring.h"
 

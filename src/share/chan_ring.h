@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A fast-path channel's ring, the daemon's side (protocol: struct
  * uvcuse_ring in include/uvcuse/uvcuse.h): the DQBUF answers of a file's
  * done buffers published in memory the library maps, the library's takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fast path's daemon end: transport and protocol checks (channel.h). */
 #include "share/channel.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fast path's daemon end: one connection of the buffer socket that
  * became an open file's channel (protocol: include/uvcuse/uvcuse.h). This
  * file is the transport only: it reads requests from the socket, checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The libusb context and its place in the daemon's loop: every libusb pollfd
  * is watched by the loop, and readiness runs libusb's event handling with a
  * zero timeout (Linux libusb keeps its timeouts on a timerfd, which is one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UVC class requests: controls on the VideoControl interface, and probe and
  * commit on a VideoStreaming interface, with uvcvideo's tolerance for
  * cameras that answer oddly (uvc_video.c: uvc_get_video_ctrl,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a USB device says about itself, read without claiming it. Identity
  * (port path, bus_info, strings) comes from sysfs, which needs no access to
  * the device (its string descriptors serve where sysfs has none); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Finding UVC cameras and claiming one: enumeration and matching over
  * libusb's device list (what each device says of itself: device_info.c),
  * open = claim the interfaces and parse the configuration descriptor the

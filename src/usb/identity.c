@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which camera: VID:PID parsing, and the identity a camera keeps across
  * replugs (the systemd instance name the udev rule builds). Pure. */
 #include <ctype.h>

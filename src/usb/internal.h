@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to src/usb/: the structures the files of this folder share. No
  * other folder includes this file (nor libusb.h). */
 #ifndef UVCUSE_USB_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Transfers that outlive their camera (see internal.h): a stop that gave
  * up waiting hands them over here, so that a late callback touches
  * nothing the camera owned. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* How a committed stream is carried: alternate setting and transfer sizes.
  * Pure (no libusb), so the unit suite checks it on every vcam profile. */
 #include <errno.h>

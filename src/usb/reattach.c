@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A camera come back after an unplug, taken again by the same struct
  * usb_camera: found in sysfs, its usbfs node opened and wrapped by libusb,
  * its descriptors compared with those the camera had, its interfaces

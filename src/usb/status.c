@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The status interrupt endpoint: one transfer, resubmitted from its own
  * callback (which runs inside libusb's event handling and only queues the
  * packet and wakes the loop); the loop hands the packets to the owner,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The stream engine: alternate setting, a pool of transfers always
  * resubmitted, every payload fed to the assembler from the transfer
  * callbacks (which run on the loop thread, inside libusb's event handling).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libusb: finding UVC cameras, claiming one, UVC control requests, probe and
  * commit, and the stream engine that feeds payloads to a uvc_assembler.
  * The only code that touches libusb. Everything runs on the daemon's loop

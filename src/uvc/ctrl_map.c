@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcvideo 6.1's control tables and value codecs. See ctrl_map.h. */
 #include "uvc/ctrl_map.h"
 

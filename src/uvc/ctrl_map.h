@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcvideo's (Linux 6.1) control tables as data: which UVC controls of the
  * camera terminal and processing unit the driver knows (size, requests it
  * makes), and how each becomes V4L2 controls (CID, bit field, type, menu,

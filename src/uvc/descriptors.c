@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Configuration descriptor -> camera model. Every read is bounds-checked
  * against the descriptor's bLength, and every bLength against the buffer.
  * This file walks the configuration (interfaces, endpoints) and checks what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A UVC camera as its configuration descriptor describes it: the model that
  * the rest of the daemon works from. Pure: bytes in, model out, no I/O. */
 #ifndef UVC_DESCRIPTORS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to the descriptor parser (descriptors.c walks the configuration,
  * descriptors_vc.c and descriptors_vs.c take the VideoControl and the
  * VideoStreaming class descriptors): the parser's state and the helpers

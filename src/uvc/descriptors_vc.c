@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The VideoControl interface's class descriptors: its header (bcdUVC, the
  * clock, the streaming interfaces it collects) and its entities, the
  * terminals and units (descriptors_priv.h). */

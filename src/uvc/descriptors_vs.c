@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The VideoStreaming interfaces' class descriptors: the input header,
  * the formats (their GUIDs as V4L2 fourccs), their frames, still image
  * sizes and colour matching (descriptors_priv.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The probe negotiation over a request function (negotiate.h). */
 #include "uvc/negotiate.h"
 

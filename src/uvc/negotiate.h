@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The probe negotiation with a camera as uvcvideo makes it (uvc_probe_video,
  * uvc_get_video_ctrl, uvc_set_video_ctrl, uvc_fixup_video_ctrl), over a
  * request function. The same steps run synchronously (start-up, tools) or

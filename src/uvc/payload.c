@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UVC payload header parsing and frame assembly: see payload.h for the rules. */
 #include "payload.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UVC payloads (UVC 1.5 section 2.4.3.3): header parsing and frame assembly.
  * Pure: the stream engine feeds payload bytes, the assembler writes frame
  * bytes into the buffer the caller provides and reports finished frames

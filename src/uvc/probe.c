@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Probe/commit wire layout: little-endian fields at fixed offsets. */
 #include "probe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The UVC video probe and commit controls (UVC 1.5 section 4.3.1.1) as
  * bytes: 26 bytes for UVC 1.0, 34 for 1.1, 48 for 1.5. Pure functions,
  * shared by the daemon and the project's virtual camera. */

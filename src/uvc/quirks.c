@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcvideo 6.1's device table and quirk names. See quirks.h. */
 #include "uvc/quirks.h"
 

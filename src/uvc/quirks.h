@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcvideo's (Linux 6.1) device table and quirk flags as data: which USB
  * interfaces the driver binds to, and what it does differently for the
  * cameras it lists. Pure: no I/O, no allocation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Status interrupt packets. See status.h. */
 #include "uvc/status.h"
 

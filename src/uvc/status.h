@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Packets of the camera's status interrupt endpoint (UVC 1.5 section
  * 2.4.2.2), parsed as uvcvideo 6.1 reads them (uvc_status.c:
  * uvc_status_complete, uvc_event_control, uvc_event_streaming). Pure: bytes

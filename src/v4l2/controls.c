@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* V4L2 controls with uvcvideo 6.1's answers (uvc_ctrl.c: uvc_query_v4l2_ctrl,
  * uvc_query_v4l2_menu, uvc_ctrl_populate_cache, __uvc_ctrl_load_cur;
  * uvc_v4l2.c: uvc_ioctl_query_ext_ctrl; uvc_driver.c: uvc_scan_chain). See

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* V4L2 controls of one camera with uvcvideo 6.1's answers, without I/O.
  *
  * The caller owns a struct ctrls (fixed size, no allocation anywhere here)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to the files of the controls (controls.h): what they ask of each
  * other. controls.c: the controls built from the chain, requests and their
  * answers, lookup, control classes, queries; controls_value.c: access

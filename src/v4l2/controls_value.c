@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Values of the V4L2 controls with uvcvideo 6.1's answers (uvc_ctrl.c:
  * uvc_ctrl_is_accessible, __uvc_ctrl_get, uvc_ctrl_get, uvc_ctrl_set,
  * uvc_ctrl_commit_entity, uvc_ctrl_restore_values): access checks, get,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Extension unit controls with uvcvideo 6.1's answers (uvc_ctrl.c:
  * uvc_xu_ctrl_query, uvc_ctrl_init_xu_ctrl, uvc_ctrl_add_mapping;
  * uvc_v4l2.c: uvc_ioctl_ctrl_map): a control joins c->uvc[] when an

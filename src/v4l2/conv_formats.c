@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Converted formats in the enumeration, and their source. */
 #include "v4l2/conv_formats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The converted formats' side of format negotiation: ENUM_FMT,
  * ENUM_FRAMESIZES and ENUM_FRAMEINTERVALS of the camera's formats followed
  * by the destinations of src/convert/ it is offered, and the native format

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Format negotiation as uvcvideo (Linux 6.1) does it; see formats.h. */
 #include "v4l2/formats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Format negotiation as uvcvideo (Linux 6.1) answers it: ENUM_FMT,
  * ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS and the choice TRY_FMT/S_FMT make,
  * computed from the camera model. Pure: no I/O, no allocation. */

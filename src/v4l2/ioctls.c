@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The table of the node's ioctls (ioctls.h) and a handler for each: each
  * one takes its argument from struct node_ioc and calls the half of the
  * node that answers it (node.c: queues and streaming; node_fmt.c: formats;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one table of the V4L2 ioctls the node answers, in the shape of the
  * kernel's v4l2_ioctls[]: for each command its handler, what the dispatch
  * does around it (priority, the camera, what to wake after), and what a

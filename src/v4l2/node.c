@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "v4l2/node.h"
 
 #include <errno.h>

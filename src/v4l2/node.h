@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The V4L2 capture node's semantics: what each ioctl, read() and poll()
  * answers, per open file, as Linux 6.1 uvcvideo (with the V4L2 core and
  * videobuf2 around it) answers them, plus read() which uvcvideo lacks.

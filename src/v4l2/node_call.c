@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The journal, need and snapshot of a node call that waits for the camera
  * (node_call.h). */
 #include "v4l2/node_call.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to src/v4l2/: the continuation of a node call that waits for the
  * camera (node.h: NODE_CAMERA). A call runs from its start each time an
  * answer arrives; the answers it already had are replayed in order from its

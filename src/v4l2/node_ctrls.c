@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node's controls (src/v4l2/node.h): the V4L2 core's control ioctls
  * and uvcvideo's around src/v4l2/controls.c, control events as v4l2-event.c
  * keeps them with uvcvideo's control event ops, the camera's own changes

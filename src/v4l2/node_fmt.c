@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node's formats: TRY_FMT, S_FMT, G_FMT, S_PARM, G_PARM negotiated with
  * the camera as uvcvideo does (the probe control), converted formats and
  * the running mode of another process; QUERYCAP and ENUMINPUT. */

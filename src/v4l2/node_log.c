@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node's part of VIDIOC_LOG_STATUS. */
 #include "v4l2/node.h"
 

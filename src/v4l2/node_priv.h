@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to the node's files: what each asks of the others. node.c:
  * queues per process, streaming, read(), poll(), the ioctl dispatch;
  * node_fmt.c: formats; node_ctrls.c: controls, control events, extension

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The capture buffer queue: videobuf2 6.1 semantics (see queue.h). */
 #include "v4l2/queue.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The capture buffer queue, with the semantics of the kernel's videobuf2
  * (Linux 6.1 vb2 core + vb2 v4l2 layer + vb2_ioctl_* owner helpers):
  * REQBUFS, CREATE_BUFS, QUERYBUF, PREPARE_BUF, QBUF, DQBUF, STREAMON/OFF,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the command-line tests: check DESCRIPTION EXPECTED_STATUS
 # PATTERN COMMAND... runs COMMAND and counts a failure in $failures unless
 # it exits with EXPECTED_STATUS and its output matches PATTERN (grep -E).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The moving test picture: rendering, layout conversion and comparison. */
 #include "picture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The moving test picture shared by the virtual camera and the checker.
  *
  * Deterministic from (phase, width, height, brightness); PICTURE_PHASES

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The frame stamp: in a band of 8x8 blocks, and in a JPEG COM segment. */
 #include "stamp.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The frame stamp: sequence number, capture time and brightness of a frame,
  * with a magic and a CRC-32, carried in the frame itself.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse against uvcvideo on the same virtual camera in one boot
 # (scripts/bench): the two drivers take turns, ROUNDS rounds, each round
 # uvcvideo, then uvcuse with the preload library's fast path, then uvcuse

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Real cameras, differentially: for each corpus camera, uvcuse-vcam impersonates
 # it from its descriptor dump (or, where that binary is a damaged rebuild, from
 # the lsusb text it came from), uvcvideo serves it, then uvcuse does, and what

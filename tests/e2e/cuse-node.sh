@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The CUSE layer (src/cuse/) through a real /dev node: uvcuse-cusetest serves
 # fixed answers, tests/e2e/cuse_client.py and v4l2-ctl check them byte-exact,
 # plus parked requests, interrupts, many opens, a taken name, node removal,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Client side of tests/e2e/cuse-node.sh: drives uvcuse-cusetest's node with
 raw ioctls and reads and checks every answer byte-exact.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """OpenCV as an app captures it (cv2.CAP_V4L2), for the VM scenarios.
 
     cv2_capture.py NODE FILE COUNT

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Apps that misbehave (issue 12, app faults), against one daemon:
 # - every ioctl with a bad pointer and with NULL, and the ioctls that carry
 #   pointers with those bad; wrong sizes and unknown ioctls: the answers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unmodified MMAP and USERPTR apps on uvcuse through the preload library
 # (uvcuse-run): v4l2-compliance (-s -f, and -w through libv4l2), ffmpeg,
 # GStreamer, v4l2-ctl; every frame judged by uvcuse-framecheck (OpenCV:

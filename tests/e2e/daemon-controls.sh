@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse's control extras judged against uvcvideo on the same camera:
 # extension unit controls through uvcvideo's own ioctls (UVCIOC_CTRL_QUERY,
 # UVCIOC_CTRL_MAP, driven by uvcuse-xuctl: the same answers, and the mapped

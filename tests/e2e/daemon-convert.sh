@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Format conversion in the daemon (src/convert/, src/device/convert_stream.c):
 # RGB24, BGR24, YU12 and YV12 from YUYV, NV12 and MJPEG, through MMAP and
 # USERPTR (uvcuse-run), read(), ffmpeg and OpenCV, every frame judged by

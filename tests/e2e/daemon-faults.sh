@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Camera faults in the isochronous packets, or with bulk:FAULT in the bulk
 # profile's payloads (uvcuse-vcam --payload-fault, in every 5th frame; not
 # bulk:iso-error by default: uvcvideo on vhci-hcd stops streaming after a

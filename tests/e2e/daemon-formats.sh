@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse enumerates exactly as uvcvideo does, and passes v4l2-compliance
 # without streaming, on the profiles not covered by daemon.sh.
 # Usage (in the guest): daemon-formats.sh BUILD_DIR [PROFILE...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A node that outlives an unplug (issue 13, first part): uvcuse --linger.
 # The camera is unplugged (vcam SIGUSR1) during an MMAP capture through the
 # library and plugged back (SIGUSR2) 4 s later: the same v4l2-ctl process

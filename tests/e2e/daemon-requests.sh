@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A camera that misbehaves on endpoint 0 and the status endpoint (issue 12,
 # camera faults; uvcuse-vcam --request-fault): control values that STALL or
 # come back short, an error code that cannot be read, probe or commit that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Remembered controls: values set through uvcuse are saved per camera and
 # sent to the camera again when uvcuse opens it after a restart and a
 # replug; a corrupt state file is reported and ignored;

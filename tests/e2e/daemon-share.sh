@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Several processes on one camera (issue 13, second part): the camera
 # streams once, each process gets every frame intact in buffers of its own.
 # - ffmpeg (MMAP through the library), uvcuse-readcap (read()) and OpenCV

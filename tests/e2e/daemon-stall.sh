@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A slow camera delays only the caller (issue 12, item 1). The vcam answers
 # control values 2 s late (--ctrl-delay-ms) while one client streams
 # through read(): its frames/s during another client's G_CTRL must stay

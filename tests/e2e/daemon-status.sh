@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The daemon as a system service (tests/vm/run --systemd): a transient
 # Type=notify unit is active only once udev has seen the node; the daemon
 # runs as user uvcuse with no capabilities; STATUS= names camera and node;

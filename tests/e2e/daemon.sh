@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse serving a virtual camera, judged against the kernel's uvcvideo on
 # the same camera in the same VM: enumeration, controls, v4l2-compliance,
 # read() capture at full rate, GStreamer, a client killed mid-read, SIGTERM

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/demo's guest half (tests/vm/run --systemd): uvcuse installed as a
 # package would be, the virtual camera plugged in, the service started by
 # udev, and an unprivileged user in group video taking a picture with an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Host side of the service scenarios: `meson install` into BUILD/stage (what
 # a package would hold), then the VM command, which copies it over the
 # guest's root. Usage: install-staged.sh BUILD_DIR COMMAND...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcvideo as referee of the virtual camera's controls: every control is
 # listed, brightness set through uvcvideo reaches the camera and the picture,
 # and the camera's own white balance changes arrive as control events.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The kernel's uvcvideo driver as the referee of uvcuse-vcam, one profile:
 # compliance, enumeration and captures checked pixel by pixel.
 # Usage (in the guest): kernel-reference.sh BUILD_DIR PROFILE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers for VM scenarios. Source it from a scenario run inside the
 # guest (tests/vm/run -- tests/e2e/SCENARIO BUILD_DIR ...).
 # shellcheck shell=bash

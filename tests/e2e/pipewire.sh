@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Cameras in PipeWire (tests/vm/run --systemd): uvcuse installed as a
 # package would be, a user session (lingering, so systemd --user runs
 # dbus, pipewire, wireplumber and the enabled uvcuse-pipewire.service), a

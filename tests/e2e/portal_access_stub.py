@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A headless access backend for xdg-desktop-portal (tests only).
 
 Owns org.freedesktop.impl.portal.desktop.uvcusetest on the session bus and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The Camera portal as a host app uses it (tests/e2e/pipewire.sh).
 
 Usage: portal_camera.py NODE_NAME COUNT CAPS FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The preload library and the buffer socket without the daemon: the
 # uvcuse-bufsharetest node (src/cuse/ + src/share/bufshare.c, one memfd buffer)
 # mapped through `uvcuse-run python3` (mmap, syscall(SYS_mmap), fork, dup),

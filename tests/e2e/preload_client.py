@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Client side of tests/e2e/preload.sh: maps uvcuse-bufsharetest's buffer
 through libuvcuse-preload.so (run it under uvcuse-run) and plays the
 attacker on the buffer socket.

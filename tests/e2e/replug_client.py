@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Client of tests/e2e/daemon-replug.sh: what a streaming file sees while
 its camera is away.
 

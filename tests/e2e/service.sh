@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Plug in and use (tests/vm/run --systemd): uvcuse installed as a package
 # would be (BUILD/stage, from install-staged.sh), a virtual camera plugged in,
 # udev starts uvcuse@IDENTITY.service by itself, and unprivileged users

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What each extra process on a shared camera costs the daemon (scripts/bench):
 # the daemon's CPU time per camera frame with one app streaming, then with
 # three, alternating, ROUNDS rounds; YUYV 640x480 at 30 fps, each app a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Client of tests/e2e/daemon-share.sh: a process that scribbles on every
 buffer it maps while other processes stream the same camera.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Replug soak (issue 13): CYCLES unplugs and replugs of the camera while one
 # process streams (v4l2-ctl, MMAP through the library). Each cycle: the
 # vcam unplugs (SIGUSR1), the daemon sees it, the vcam comes back 1 s later

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Soak (issue 12): one daemon streams for MINUTES with app churn, and must
 # not grow. Each round: an MMAP app through the preload library (the
 # format and size change every round, raw, MJPEG and converted) while

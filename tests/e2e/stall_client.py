@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Clients of tests/e2e/daemon-stall.sh.
 
     stall_client.py gctrl NODE [INTERRUPT_S]  VIDIOC_G_CTRL brightness; prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse's USB layer (src/usb/) alone, through uvcuse-usbgrab: probe, commit,
 # isochronous and bulk streaming from uvcuse-vcam, every frame checked, the
 # rate measured; and the kernel driver handed over and given back: uvcvideo's

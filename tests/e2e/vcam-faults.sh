@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fault injection seen through the kernel's driver: frames the camera marks
 # with the payload ERR bit are the ones uvcvideo refuses, and only those.
 # Usage (in the guest): vcam-faults.sh BUILD_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two virtual cameras at once, told apart by serial; one is unplugged
 # (SIGUSR1) and plugged back in (SIGUSR2) like a cable, and streams again.
 # Usage (in the guest): vcam-hotplug.sh BUILD_DIR

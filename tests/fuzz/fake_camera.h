@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A fake camera behind the node (src/v4l2/node.c) for the targets that
  * drive it: node_ops whose answers come from the fuzz input, and buffers
  * on the heap of exactly the size asked (ASan sees any overrun). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by the libFuzzer targets: a cursor over the input and a check that
  * aborts (so libFuzzer records the input), whatever NDEBUG says. */
 #ifndef UVCUSE_FUZZ_H

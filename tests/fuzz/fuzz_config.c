@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The configuration files (src/service/config.c over libinih): any text in
  * /etc/uvcuse/uvcuse.conf or conf.d, then the values for a camera.
  * Input: the file's text. The file is a memfd, read through its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Format conversion (src/convert/converter.c, jpeg.c): any MJPEG frame a
  * camera sends, and raw frames of any length, into every destination.
  * Input: a byte choosing source and destination, width and height (u16

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The UVC descriptor parser (src/uvc/descriptors.c) on any configuration
  * descriptor, and what the node (src/v4l2/) builds from a camera it
  * accepts: formats, frame sizes and intervals, controls. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The V4L2 node (src/v4l2/node.c, with the queue and controls under it)
  * over a fake camera, fed what an app can send: any ioctl of the CUSE
  * table (src/cuse/ioctl_table.c) with any argument bytes and any bytes in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UVC payload headers and frame assembly (src/uvc/payload.c), isochronous
  * and bulk, as the stream engine feeds them.
  *

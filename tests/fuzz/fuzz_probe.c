@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Probe/commit replies (src/uvc/probe.c) and what the daemon does with one
  * (uvc_probe_fixup, usb_stream_plan) over every vcam profile's
  * streaming interface. Input: a profile byte, then the reply's bytes. */

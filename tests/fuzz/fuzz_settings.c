@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The remembered-controls file (src/settings/settings.c): any text read back from
  * the state directory, and file names from any serial a camera reports.
  * Input: the file's text; its first bytes also serve as serial, port path,

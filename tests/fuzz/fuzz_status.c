@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Status interrupt packets (src/uvc/status.c): any bytes the camera's
  * interrupt endpoint may complete with, as device.c parses and logs them. */
 #include "fuzz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The ioctl layouts the daemon gives CUSE (src/device/requests.c,
  * requests_ioctl_layouts), as one list in a fixed order: the node's table
  * (src/v4l2/ioctls.c), then the preload library's private ioctls. The node

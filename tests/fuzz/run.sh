@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh TARGET SEEDS WORK SECONDS: one short libFuzzer run of TARGET from
 # the committed SEEDS. What it finds goes to WORK (a fresh corpus and the
 # crash files), never into the source tree. Fails on any crash, leak or

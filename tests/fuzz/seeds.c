@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-seeds DIR: writes seed inputs made from the vcam's own output into
  * DIR/<target>/ (descriptors, probe replies, payload streams, node
  * sessions, MJPEG frames), in each target's input layout. The committed

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """usbmon-seed.py TRACE OUT: one usbmon mmap packet (64-byte header, hex text,
 as in the shared corpus's streams/) as a fuzz_payload input: its iso packets
 or its bulk URB, in the target's length-prefixed records."""

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera models the daemon's parser makes of every vcam profile, for
  * the targets that need a sound camera under what they fuzz. Parsed once
  * and kept (reachable at exit: not a leak). */

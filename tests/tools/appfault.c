@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-appfault: a misbehaving V4L2 app, for tests/e2e/daemon-appfaults.sh.
  * Each mode prints lines that are diffed between uvcvideo's node and ours
  * (badptr, badsize) or judged by the scenario (the others). The ioctl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-bufsharetest: a CUSE node on src/cuse/ with one memfd buffer
  * handed out through src/share/bufshare.c, so tests/e2e/preload.sh can prove the
  * preload library (mmap, syscall(SYS_mmap), fork) and the socket's

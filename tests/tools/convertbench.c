@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-convertbench OUTDIR FRAMES: src/convert/'s converter on the vcam's
  * frames, on one thread and through the worker pool, for the pairs of
  * scripts/bench. Prints one line per pair ("PAIR fps N pool M threads T")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-cusetest: a CUSE node built on src/cuse/ that answers a few table
  * ioctls and read() with fixed, checkable content, so tests/e2e/cuse-node.sh
  * can prove the marshalling byte-exact, parked requests, interrupts, many

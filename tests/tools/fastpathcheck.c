@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-fastpathcheck: the V4L2 semantics a streaming app relies on, as
  * an app sees them, for tests/e2e/daemon.sh to run under uvcuse-run with
  * the preload library's fast path on and off (UVCUSE_FASTPATH=0): the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-framecheck: proves that captured frames of the virtual camera are
  * whole, in order and fresh. See README.md for the report's lines. */
 #include <errno.h>

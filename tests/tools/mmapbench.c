@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-mmapbench: the cost of libuvcuse-preload.so on the calls it
  * interposes but must leave alone: N anonymous mmap/munmap pairs, timed in
  * a child without and a child with the library in LD_PRELOAD, alternating

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-readcap: captures frames through read(), one frame per read() as
  * the V4L2 read() API gives them, and reports the rate they arrived at.
  * Debian 12's v4l2-ctl (1.22) streams only with --stream-mmap/-user/-dmabuf,

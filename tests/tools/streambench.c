@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-streambench: an MMAP capture client that times itself, for
  * scripts/bench's side-by-side runs of uvcvideo and uvcuse on one camera.
  * It streams as apps do (poll, DQBUF, QBUF) and reports the frame rate, the

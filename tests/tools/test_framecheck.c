@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Drives the built uvcuse-framecheck (argv[1]) on capture files written
  * here: good ones in every format, and ones with a missing, damaged,
  * out-of-order, truncated or garbage frame; checks exit codes and report

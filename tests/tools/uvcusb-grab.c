@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-usbgrab: captures frames through src/usb/ alone (no V4L2, no CUSE):
  * opens a camera, negotiates (probe, commit), streams on its own loop and
  * writes each complete frame to a file, back to back. The test bench's way to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-xuctl: drives the vcam's extension unit through uvcvideo's own
  * ioctls (UVCIOC_CTRL_QUERY, UVCIOC_CTRL_MAP from <linux/uvcvideo.h>), as
  * vendor tools and uvcdynctrl do, and prints one line per request with its

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse's command line on a machine without a camera or CUSE (suite unit):
 # help, version, usage errors (status 2), and --list with nothing plugged in.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fakes of what src/device/ stands on, for its unit test (test_device.c):
  * the camera (src/usb/usb.h, played by the vcam's control model and probe
  * rules) and the CUSE session (src/cuse/cuse.h, requests the test makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CUSE session in front of the device under test (device_fakes.h):
  * src/cuse/cuse.h as the device uses it. The test makes the requests an
  * app's system calls would and reads the answers the device gives. */

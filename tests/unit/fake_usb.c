@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera behind the device under test (device_fakes.h): src/usb/usb.h
  * as the device uses it, answered by the vcam's control model and probe
  * rules. Synchronous requests are answered at once; asynchronous ones wait

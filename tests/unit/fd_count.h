@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The process's open fds, counted from /proc/self/fd: tests that a code
  * path leaks none compare the count before and after. */
 #ifndef FD_COUNT_H

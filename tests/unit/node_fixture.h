@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the node tests share: buffer memory on the heap, and the vcam's
  * control model as the camera behind a node. */
 #ifndef NODE_FIXTURE_H

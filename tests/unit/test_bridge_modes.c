@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The PipeWire bridge's modes (src/pipewire/modes.c): V4L2 modes become
  * fixed SPA EnumFormat objects that SPA's own parser reads back as the same
  * mode, duplicates and unnamed formats are left out, and a negotiated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The buffer socket (src/share/bufshare.c): request checks, the token registry
  * and its permission decisions, and the socket served from a real loop
  * handing over a sealed memfd. */

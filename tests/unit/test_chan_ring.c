@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fast path's ring, the daemon's side (src/share/chan_ring.c) against a fake
  * queue, with the library's take (src/preload/fastpath.c) as the peer:
  * entries published in order and taken once, takes applied to the queue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fast path's protocol (include/uvcuse/uvcuse.h): the daemon's end
  * (src/share/channel.c) served from a real loop, and the library's request
  * (chan_call in src/preload/fastpath.c), over socketpairs. Ordering and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/service/config.c: files written to a temporary directory: a good file, an
  * unknown key (a warning naming file and line), bad values (refused with
  * the right line), conf.d order and override, and camera matching. */

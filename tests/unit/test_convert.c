@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/convert/: the catalogue, the source rule on every vcam profile, and
  * every (source, destination) pair converted on the shared test picture. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/convert/pool.c: jobs come back in submission order with the bytes
  * a lone converter makes, bad frames as -EBADMSG; drain and free with work
  * queued neither hang nor leak. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/device/convert_stream.c on a real loop: native buffers are handed out until
  * every one holds a frame, converted frames come back in submission order
  * with the bytes a lone converter makes, an undecodable frame is -EBADMSG,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node's ioctl table (src/v4l2/ioctls.c) and the retry planner
  * (src/cuse/ioctl_table.c) on the layouts the daemon gives CUSE from it:
  * each round of CUSE's unrestricted-ioctl protocol, as the kernel would

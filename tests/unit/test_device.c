@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/device/ against fakes of the camera and of the CUSE session
  * (device_fakes.h): what the device decides between the apps' requests,
  * the camera's answers and its frames. The node, the queue, the

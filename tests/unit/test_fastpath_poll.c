@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* poll() through the fast path (fastpath_poll in src/preload/fastpath.c),
  * with a test thread as the daemon: a frame in the ring is POLLIN without
  * waiting; a quiet node is waited for on the doorbell, which wakes it for

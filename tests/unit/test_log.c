@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Log lines (src/core/log.c): text from apps is escaped, so that one call is
  * one line and no control byte reaches a log reader. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The buffer socket's client (src/client/memfd_fetch.c), shared by the
  * preload library and uvcuse-pipewire, against a stand-in daemon in a
  * thread: the HELLO's token goes in the request, one memfd comes back,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The test picture: sizes, determinism, brightness, exact native layouts,
  * and the tolerance comparison: a good quality-85 JPEG always passes while a
  * wrong phase, a wrong brightness, a shifted, torn or half-filled frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libuvcuse-preload.so where it must change nothing (run with the library
  * in LD_PRELOAD, see tests/unit/meson.build): anonymous, file and
  * /dev/zero mappings, syscall() for mmap, munmap and others, and errno as

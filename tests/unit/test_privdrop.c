@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/service/privdrop.c: as root, a forked child prepares a state directory for
  * nobody, drops to nobody and checks what the daemon relies on: no
  * capabilities (capget and /proc/self/status), no way back to root, the

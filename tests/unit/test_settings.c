@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/settings/settings.c: remembered controls as data: file names from odd and long
  * serials, the file's text (round trip, corrupt files), which controls are
  * remembered and the order saved values go back in, over the vcam's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/settings/settings_store.c: the files (atomic writes in a temporary directory,
  * missing and unwritable directories), and remembered controls over a node
  * whose camera is the vcam's control model: what the camera receives on

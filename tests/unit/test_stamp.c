@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The frame stamp: band round trips in every layout and through
  * conversions, corruption detected, the JPEG COM segment, and splitting
  * concatenated JPEGs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/device/status_msg.c: the status socket's message both ways, what a reader
  * does with unknown keys and broken messages, and the lines shown to
  * people (--status, STATUS=) and to udev (--udev-properties). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/service/status_server.c on a real socket in a temporary directory: the mode
  * (never world-accessible), one message per connection on the loop, more
  * waiting connections than one wake-up serves, a peer that never reads,

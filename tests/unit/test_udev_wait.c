@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/service/udev_wait.c: readiness from udev's database folder, in a temporary
  * folder standing in for /run/udev/data. A helper thread plays udev: it
  * writes a temporary file and renames it into place, as udev does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/usb/: the pure parts of the USB layer. VID:PID parsing, the repair of
  * probe answers (uvc_probe_fixup) and the transfer plan (alternate setting,
  * transfer sizes) over what every vcam profile negotiates. The rest needs a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcvideo 6.1's control tables and value codecs (src/uvc/ctrl_map.c):
  * bit packing round trips, the relative/zoom codecs, menus, GET_INFO flags
  * and the tables' invariants. */

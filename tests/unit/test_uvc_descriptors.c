@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/uvc/descriptors.c: the vcam's descriptors give back its profiles, real
  * cameras' descriptors parse, and malformed ones fail cleanly. */
 #include <check.h>

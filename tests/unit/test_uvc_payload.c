@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UVC payload headers (src/uvc/payload.c): real headers from the corpus,
  * malformed ones, and frame assembly of the vcam's iso packets and bulk URBs:
  * byte-exact frames, FID toggles without EOF, ERR, overflow, short frames,

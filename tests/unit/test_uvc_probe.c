@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The probe/commit control as bytes (src/uvc/probe.c), for each UVC version. */
 #include <check.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcvideo 6.1's device table and quirk names (src/uvc/quirks.c). */
 #include <check.h>
 #include <errno.h>

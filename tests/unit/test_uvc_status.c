@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/uvc/status.c: status interrupt packets as uvcvideo 6.1 reads them
  * (uvc_status.c), including every short and malformed form, from buffers
  * of exactly the packet's size (ASan catches a read beyond it). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* V4L2 controls with uvcvideo 6.1's answers (src/v4l2/controls.c), over the
  * virtual camera: its descriptors give the camera model, its control model
  * (tests/vcam/controls.c) answers the UVC requests. The control list must be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/v4l2/conv_formats.c: the converted formats after the camera's own in
  * ENUM_FMT, their sizes and intervals (unions over the sources) and the
  * source chosen for them, on the vcam's profiles. */

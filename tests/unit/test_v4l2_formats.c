@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/v4l2/formats.c: what ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS
  * and TRY_FMT answer for the vcam's profiles, as uvcvideo (6.1) does. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/v4l2/node.c: the ioctl, read() and poll() semantics of the node, over
  * the vcam's camera models and a fake camera that records probes and
  * stream starts. */

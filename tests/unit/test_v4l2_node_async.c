@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/v4l2/node.c in asynchronous mode (node_call.c): calls that need the
  * camera answer NODE_CAMERA, the test plays the device and the camera
  * answers when the test says. The same ioctls on a synchronous node over

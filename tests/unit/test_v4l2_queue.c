@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/v4l2/queue.c: the buffer queue answers as videobuf2 6.1 (with the
  * vb2_ioctl_* owner rules) does for uvcvideo's capture queue, read()
  * emulation serves chunked reads, and every buffer allocated is released. */

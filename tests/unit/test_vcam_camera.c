@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera as vhci-hcd sees it: URBs in, replies out, with a fake
  * clock. Enumeration, probe/commit, STALLs with error codes, isochronous
  * streaming paced by the frame interval, and unlinking. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera's control model: request semantics per UVC 1.1/1.5
  * (read-back, ranges, STALL codes), auto/manual pairs, the camera's own
  * changes driven by a fake clock, the extension unit and the table. */

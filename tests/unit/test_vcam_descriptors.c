@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera's descriptors: well-formed chains whose totals add up,
  * and contents that say what each profile says. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera's frame source: stamped raw and MJPEG frames that decode back
  * to their sequence, time and brightness and match the picture; brightness
  * changes; H.264 access units; per-frame cost. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-vcam --descriptors: every corpus camera that parses is impersonated,
  * serving its own descriptors (only the logged repairs differ) and answering
  * for its own units; the extension/selector unit store; and the parser's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-vcam --descriptors TEXT: `lsusb -v` text rebuilt as configuration
  * descriptor bytes (tests/vcam/lsusb_rebuild.c). Against the corpus' own
  * rebuilds (../shared/corpus/bin), which agree byte for byte except where

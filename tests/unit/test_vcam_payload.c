@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Payloads as uvcvideo reads them: headers, FID/EOF/ERR, packet sizes,
  * and the bulk payload ends (short transfer, full size, or a ZLP). */
 #include <check.h>

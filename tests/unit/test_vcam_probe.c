@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Probe/commit: the camera's answers (the wire layout is test_uvc_probe.c). */
 #include <check.h>
 #include <errno.h>

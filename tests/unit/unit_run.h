@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* How every Check test program of the project ends: run the suite, print
  * Check's summary, exit non-zero on any failure. */
 #ifndef UNIT_RUN_H

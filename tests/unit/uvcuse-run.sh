@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse-run's command line (suite unit): usage, the library it preloads,
 # and --install-global / --uninstall-global on a stand-in ld.so.preload
 # (UVCUSE_LD_SO_PRELOAD) that keeps every other entry.

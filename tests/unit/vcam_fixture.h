@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A virtual camera identity with known control bitmaps and XU GUID, for the
  * tests that build (and then parse) the vcam's descriptors. */
 #ifndef VCAM_FIXTURE_H

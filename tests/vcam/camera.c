@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera's USB behaviour. Requests follow USB 2.0 chapter 9 and UVC 1.5
  * chapter 4; streaming follows the payload rules in payload.c. */
 #include "camera.h"

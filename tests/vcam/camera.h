@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera as a USB device: standard and UVC class requests on
  * endpoint 0, the status interrupt endpoint and the video endpoint.
  * It knows nothing of sockets: USB/IP commands come in decoded, replies go

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # uvcuse-vcam's command line: help, profiles, bad options, and a clear error
 # when vhci-hcd is missing (checked on a host without vhci-hcd only).
 set -u

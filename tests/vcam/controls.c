@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera's control model: a table of controls, as uvcvideo keeps
  * one, and the request semantics of UVC 1.1/1.5 chapter 4. See controls.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera's controls: a pure model (no I/O) of the UVC
  * class-specific control requests addressed to the VideoControl interface,
  * its camera terminal (CT), processing unit (PU) and extension unit (XU),

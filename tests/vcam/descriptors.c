@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Descriptor builders. Layout and field order follow USB 2.0/3.x chapter 9
  * and UVC 1.1/1.5 sections 3.7-3.10 and the payload specifications. */
 #include "descriptors.h"

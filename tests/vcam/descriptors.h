@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* USB and UVC descriptors of a virtual camera, built from its profile.
  * Pure functions: bytes in, bytes out, unit-tested. */
 #ifndef VCAM_DESCRIPTORS_H

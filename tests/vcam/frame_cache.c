@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Frame cache: one worker thread that draws what was asked for, at a lower
  * priority than the camera's loop; entries published with release/acquire. */
 #include "frame_cache.h"

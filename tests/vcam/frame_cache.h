@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pictures of the formats and sizes a profile offers, each drawn once,
  * when first asked for, by a worker thread, so that the camera's loop never
  * stalls on them: MJPEG at 1080p takes seconds to encode under emulation,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera's frame source. See frames.h. */
 #include "frames.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The virtual camera's frame source: the test picture (tests/common/) with
  * each frame's stamp, or access units of an H.264 file.
  *

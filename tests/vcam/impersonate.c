@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Impersonating a real camera from its descriptor dump. See impersonate.h. */
 #include "impersonate.h"
 #include "lsusb_rebuild.h"

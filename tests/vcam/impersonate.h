@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A real camera impersonated from its descriptors (uvcuse-vcam --descriptors):
  * the configuration descriptor of ../shared/corpus/bin served as it is
  * (repaired where the kernel needs it, each repair logged), its device

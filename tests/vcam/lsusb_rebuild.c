@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `lsusb -v` text back to configuration descriptor bytes (lsusb_rebuild.h).
  *
  * lsusb prints each descriptor as a header line ("Interface Descriptor:")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A configuration descriptor rebuilt as bytes from a camera's `lsusb -v`
  * text (uvcuse-vcam --descriptors TEXT), for the cameras whose owners
  * published only that. Every printed field is put back at its place from

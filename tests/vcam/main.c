@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uvcuse-vcam: a UVC camera on a vhci-hcd port, served over USB/IP.
  * One thread, one poll loop: the USB/IP socket, a timeout for frames and
  * automatic controls, and a signalfd for SIGTERM/SIGINT (leave), SIGUSR1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Payload headers and packetizing. */
 #include "payload.h"
 

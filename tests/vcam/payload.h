@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Turning frames into UVC payloads (UVC 1.5 section 2.4.3.3): the 12-byte
  * header with FID, EOF, PTS, SCR and ERR, split into isochronous packets or
  * bulk payload transfers. Pure: the caller gives times and buffers. */

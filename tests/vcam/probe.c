@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Probe/commit negotiation, camera side. */
 #include "probe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera's side of the UVC probe/commit negotiation (the wire layout is
  * src/uvc/probe.h, shared with the daemon). Pure functions. */
 #ifndef VCAM_PROBE_H

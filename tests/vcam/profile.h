@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What a virtual camera is: its formats, sizes, rates and transport.
  * A profile is plain data; descriptors.c turns it into USB descriptors and
  * camera.c serves it. Adding a profile is adding an entry in profiles.c. */

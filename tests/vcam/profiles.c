@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The built-in camera profiles (uvcuse-vcam --list-profiles). */
 #include "profile.h"
 

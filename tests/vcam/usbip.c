@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* USB/IP wire format (all fields big endian) and vhci-hcd sysfs glue. */
 #include "usbip.h"
 

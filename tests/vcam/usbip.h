@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* USB/IP as vhci-hcd speaks it: the 48-byte headers of CMD_SUBMIT,
  * RET_SUBMIT, CMD_UNLINK and RET_UNLINK, isochronous packet descriptors,
  * and attaching a socket to a vhci-hcd port through sysfs. */

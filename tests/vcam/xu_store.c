@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Extension and selector unit controls of an impersonated camera. */
 #include "xu_store.h"
 

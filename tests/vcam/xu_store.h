@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Controls of an impersonated camera's extension and selector units: the
  * vcam cannot know what a vendor's extension unit does, so each control it
  * announces (bmControls bit n: selector n + 1) is a 4-byte value that reads

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Checks what the runner promises to carry into the guest.
 # Usage: env.sh EXPECTED_CWD EXPECTED_UVCUSE_VM_SELFTEST ARG3 ARG4
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The kernel features uvcuse needs are loadable in the guest.
 set -eu
 kver=$(uname -r)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Under --systemd: PID 1 is systemd, the system is up, this runs as a unit.
 set -u
 state=$(systemctl is-system-running --wait)
