@@ -256,7 +256,7 @@ static void usage(FILE *f)
 		   "  --dev-dir DIR       where the video nodes are (default /dev)\n"
 		   "  --log-level LEVEL   error, warning, info (default) or debug\n"
 		   "  -h, --help          this text\n"
-		   "  --version           the version\n");
+		   "  -V, --version       the version\n");
 }
 
 int main(int argc, char **argv)
@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	struct bridge br = { .dev_dir = "/dev", .dev_watch_fd = -1,
 			     .reconnect_ms = RECONNECT_FIRST_MS };
 	int o;
-	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			br.dev_dir = optarg;
@@ -291,13 +291,14 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("uvcuse-pipewire %s\n", UVCUSE_VERSION);
 			return 0;
-		default:
-			usage(stderr);
+		default: /* getopt said why */
+			fprintf(stderr, "Try 'uvcuse-pipewire --help' for more information.\n");
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "uvcuse-pipewire: unexpected argument '%s'\n"
+				"Try 'uvcuse-pipewire --help' for more information.\n", argv[optind]);
 		return 2;
 	}
 

@@ -69,8 +69,10 @@ int camera_list_print(void)
 	unsigned count = 0;
 	usb_enumerate(usb, list_one, &count);
 	usb_ctx_free(usb);
-	if (!count)
-		printf("no UVC camera found\n");
+	if (!count) {
+		fprintf(stderr, "uvcuse: no UVC camera found\n");
+		return 1;
+	}
 	return 0;
 }
 

@@ -4,7 +4,7 @@
 #ifndef UVCUSE_SERVICE_CAMERA_LIST_H
 #define UVCUSE_SERVICE_CAMERA_LIST_H
 
-/* Prints the list; returns the exit status. */
+/* Prints the list; returns the exit status (1: no camera found). */
 int camera_list_print(void);
 
 #endif

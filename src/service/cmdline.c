@@ -95,6 +95,12 @@ static void usage(FILE *out)
 		"name taken, a bad config file), 2 on bad usage.\n");
 }
 
+/* After a usage error (said on its own line): where the rest is. */
+static void try_help(void)
+{
+	fprintf(stderr, "Try 'uvcuse --help' for more information.\n");
+}
+
 /* Which camera and which node. */
 static int camera_option(int opt, const char *arg, struct cmdline *cl)
 {
@@ -305,7 +311,7 @@ int cmdline_parse(int argc, char **argv, struct cmdline *cl)
 		for (unsigned i = 0; i < sizeof(groups) / sizeof(groups[0]) && res == OPT_NOT_MINE; i++)
 			res = groups[i](opt, optarg, cl);
 		if (res == OPT_NOT_MINE) { /* getopt said why */
-			usage(stderr);
+			try_help();
 			return 2;
 		}
 		if (res != OPT_OK)
@@ -313,7 +319,7 @@ int cmdline_parse(int argc, char **argv, struct cmdline *cl)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "uvcuse: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+		try_help();
 		return 2;
 	}
 	return -1;

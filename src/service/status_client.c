@@ -61,8 +61,8 @@ int status_client_list(void)
 		fprintf(stderr, "uvcuse: %u camera%s not shown: their status socket is for group video\n",
 			refused, refused == 1 ? "" : "s");
 	if (!found && !refused)
-		printf("no camera served\n");
-	return refused && !found ? 1 : 0;
+		fprintf(stderr, "uvcuse: no camera served\n");
+	return found ? 0 : 1;
 }
 
 int status_client_udev(const char *node)

@@ -5,7 +5,8 @@
 #ifndef UVCUSE_STATUS_CLIENT_H
 #define UVCUSE_STATUS_CLIENT_H
 
-/* One line per served camera on stdout (videoN for N in 0..255). */
+/* One line per served camera on stdout (videoN for N in 0..255); the
+ * exit status: 0, or 1 when none could be shown. */
 int status_client_list(void);
 /* NODE: "video10" or "/dev/video10". */
 int status_client_udev(const char *node);

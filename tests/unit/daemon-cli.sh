@@ -8,8 +8,12 @@ uvcuse=${1:?usage: daemon-cli.sh UVCUSE}
 . "$(dirname "$0")/../common/cli-check.sh"
 check "--help" 0 "^Usage: uvcuse" "$uvcuse" --help
 check "--version" 0 "^uvcuse [0-9]+\.[0-9]+" "$uvcuse" --version
-check "bad option" 2 "Usage:" "$uvcuse" --bogus
+check "bad option" 2 "unrecognized option '--bogus'" "$uvcuse" --bogus
+check "bad option: Try --help" 2 "^Try 'uvcuse --help' for more information.$" "$uvcuse" --bogus
+check "bad option: two lines, no help text" 0 "^2$" sh -c "'$uvcuse' --bogus 2>&1 | wc -l"
 check "stray argument" 2 "unexpected argument 'extra'" "$uvcuse" extra
+check "-V" 0 "^uvcuse [0-9]+\.[0-9]+" "$uvcuse" -V
+check "-h" 0 "^Usage: uvcuse" "$uvcuse" -h
 check "bad --device" 2 "VID:PID in hex" "$uvcuse" --device 12345
 check "bad --device hex" 2 "VID:PID in hex" "$uvcuse" --device 12zz:0001
 check "bad --name" 2 "wants videoN" "$uvcuse" --name camera
@@ -47,9 +51,10 @@ check "ignore: says why" 0 "the config says ignore" \
 check "--user without such a user" 1 "no user 'no-such-user-uvcuse'" \
 	"$uvcuse" --config "$conf/empty.conf" --user no-such-user-uvcuse
 # status sockets: none served here
-check "--status, no daemon" 0 "no camera served" env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --status
+check "--status, no daemon: status 1" 1 "^uvcuse: no camera served$" env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --status
 check "--udev-properties, no daemon" 1 "no daemon answers for video10" \
 	env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --udev-properties /dev/video10
 check "--help: conversion" 0 "--no-convert" "$uvcuse" --help
-check "--convert takes no value" 2 "Usage:" "$uvcuse" --convert=yes
+check "--convert takes no value" 2 "doesn't allow an argument" "$uvcuse" --convert=yes
+check "--list with no camera: status 1" 1 "no UVC camera found|cannot use libusb" "$uvcuse" --list
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }

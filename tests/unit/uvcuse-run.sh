@@ -8,9 +8,14 @@ run=${1:?usage: uvcuse-run.sh UVCUSE-RUN}
 # shellcheck source-path=SCRIPTDIR source=../common/cli-check.sh
 . "$(dirname "$0")/../common/cli-check.sh"
 lib=$("$run" --print-library)
-check "no arguments" 2 "usage: uvcuse-run APP" "$run"
+check "no arguments" 2 "^uvcuse-run: missing APP" "$run"
+check "no arguments: one line and where help is" 0 "^2$" sh -c "'$run' 2>&1 | wc -l"
 check "--help" 0 "usage: uvcuse-run APP" "$run" --help
-check "unknown option" 2 "unknown option --bogus" "$run" --bogus
+check "-h" 0 "usage: uvcuse-run APP" "$run" -h
+check "--version" 0 "^uvcuse-run [0-9]+\.[0-9]+\.[0-9]+$" "$run" --version
+check "-V" 0 "^uvcuse-run [0-9]+\.[0-9]+\.[0-9]+$" "$run" -V
+check "unknown option" 2 "^uvcuse-run: unknown option --bogus" "$run" --bogus
+check "unknown option: Try --help" 2 "Try 'uvcuse-run --help'" "$run" --bogus
 check "the library exists" 0 "libuvcuse-preload.so$" ls "$lib"
 check "APP runs with the library first in LD_PRELOAD" 0 "^$lib:/other.so$" \
 	env LD_PRELOAD=/other.so "$run" sh -c 'echo "$LD_PRELOAD"'
