@@ -16,9 +16,11 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	if (cl.list)
-		return camera_list_print();
+		return camera_list_print(cl.json);
+	if (cl.watch)
+		return status_client_watch(cl.json);
 	if (cl.show_status)
-		return status_client_list();
+		return status_client_list(cl.json);
 	if (cl.udev_node)
 		return status_client_udev(cl.udev_node);
 	struct resolved r;

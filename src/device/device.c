@@ -266,4 +266,5 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	out->clients = dev->open.count;
 	out->streamers = frames_consumers(dev);
 	out->iso_bytes = out->streaming && ss.iso ? ss.packet_size : 0;
+	frames_streams(dev, out);
 }

@@ -40,6 +40,24 @@ static uint64_t frame_sequence(struct device *dev, const struct uvc_frame_event 
 	return seq;
 }
 
+/* The measured frame rate: the frames of windows of at least a second; a
+ * pause of two seconds starts afresh. */
+static void measure_rate(struct dev_counters *s, const struct timeval *now)
+{
+	uint64_t now_us = (uint64_t)now->tv_sec * 1000000u + (uint64_t)now->tv_usec;
+	if (!s->last_frame_us || now_us - s->last_frame_us > 2000000u) {
+		s->rate_since_us = now_us;
+		s->rate_frames0 = s->frames;
+		s->measured_mfps = 0;
+	} else if (now_us - s->rate_since_us >= 1000000u) {
+		s->measured_mfps = (uint32_t)((s->frames - s->rate_frames0) * 1000000000ull /
+					      (now_us - s->rate_since_us));
+		s->rate_since_us = now_us;
+		s->rate_frames0 = s->frames;
+	}
+	s->last_frame_us = now_us;
+}
+
 /* A consumer counts from its STREAMON, as vb2 does; gaps stay gaps. */
 static uint32_t consumer_sequence(const struct dev_consumer *c, uint64_t seq)
 {
@@ -185,6 +203,7 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 		struct convert_frame_meta meta = { .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
 						   .timestamp = frame_time() };
 		dev->stats.frames++;
+		measure_rate(&dev->stats, &meta.timestamp);
 		if (ev->error)
 			dev->stats.frames_error++;
 		dev->stats.bytes_assembled += ev->bytesused;
@@ -460,6 +479,22 @@ void frames_forget_buffer(struct device *dev, struct vq_buffer *b)
 		consumer_stop(c);
 		c->conv_discard = false;
 	}
+}
+
+void frames_streams(const struct device *dev, struct device_status *out)
+{
+	out->n_streams = 0;
+	for (const struct dev_consumer *c = dev->frames.consumers;
+	     c && out->n_streams < STATUS_MAX_STREAMS; c = c->next) {
+		out->streams[out->n_streams].frames = c->frames;
+		out->streams[out->n_streams++].lost = c->missed;
+	}
+	/* the rate stands while frames come */
+	struct timeval now = frame_time();
+	uint64_t now_us = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_usec;
+	const struct dev_counters *s = &dev->stats;
+	out->measured_mfps = s->last_frame_us && now_us - s->last_frame_us <= 2000000u ?
+				     s->measured_mfps : 0;
 }
 
 unsigned frames_converters(const struct device *dev, unsigned *threads)

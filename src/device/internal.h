@@ -186,6 +186,10 @@ struct dev_counters {
 	 * transfers, frames it wrote straight into an app's buffer, and bytes
 	 * copied again after assembly (to more processes, or to a converter) */
 	uint64_t bytes_assembled, frames_into_app, bytes_copied_after;
+	/* the measured frame rate (--status): frames over windows of at
+	 * least a second, in frames per 1000 s; µs of CLOCK_MONOTONIC */
+	uint64_t rate_since_us, rate_frames0, last_frame_us;
+	uint32_t measured_mfps;
 };
 
 /* Camera requests (calls.c): the call first in line runs, its transfer on
@@ -409,6 +413,8 @@ void frames_forget_buffer(struct device *dev, struct vq_buffer *b);
 unsigned frames_converters(const struct device *dev, unsigned *threads);
 /* The processes streaming (--status). */
 unsigned frames_consumers(const struct device *dev);
+/* --status: what each process streaming got and lost, the measured rate. */
+void frames_streams(const struct device *dev, struct device_status *out);
 /* Errored frames the assembler dropped and frames lost after assembly. */
 uint64_t frames_dropped_total(const struct device *dev);
 void frames_free(struct device *dev);

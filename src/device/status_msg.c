@@ -4,15 +4,46 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/json.h"
 
 struct writer {
 	char *buf;
 	size_t len, used;
 	bool full;
 };
+
+/* Appends n bytes and keeps the text terminated; out of room, the writer
+ * is full and takes nothing more. */
+static void w_append(struct writer *w, const char *s, size_t n)
+{
+	if (w->full || w->used + n >= w->len) {
+		w->full = true;
+		return;
+	}
+	memcpy(w->buf + w->used, s, n);
+	w->used += n;
+	w->buf[w->used] = '\0';
+}
+
+static void w_printf(struct writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void w_printf(struct writer *w, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		w->full = true;
+		return;
+	}
+	w_append(w, tmp, (size_t)n);
+}
 
 static void put(struct writer *w, const char *key, const char *value)
 {
@@ -75,6 +106,14 @@ int status_msg_encode(const struct device_status *st, char *buf, size_t len)
 	put_u64(&w, "clients", st->clients);
 	put_u64(&w, "streamers", st->streamers);
 	put_u64(&w, "iso_bytes", st->iso_bytes);
+	put_u64(&w, "measured_mfps", st->measured_mfps);
+	for (unsigned i = 0; i < st->n_streams && i < STATUS_MAX_STREAMS; i++) {
+		char key[16], value[48];
+		snprintf(key, sizeof(key), "stream%u", i);
+		snprintf(value, sizeof(value), "%" PRIu64 ",%" PRIu64, st->streams[i].frames,
+			 st->streams[i].lost);
+		put(&w, key, value);
+	}
 	return w.full ? -ENOSPC : (int)w.used;
 }
 
@@ -91,6 +130,18 @@ static uint64_t number(const char *v, size_t n, int base)
 	char tmp[24];
 	copy_value(tmp, sizeof(tmp), v, n);
 	return strtoull(tmp, NULL, base);
+}
+
+/* "frames,lost" of the index-th process streaming. */
+static void decode_stream(struct device_status *out, unsigned index, const char *v, size_t n)
+{
+	const char *comma = memchr(v, ',', n);
+	if (!comma)
+		return;
+	out->streams[index].frames = number(v, (size_t)(comma - v), 10);
+	out->streams[index].lost = number(comma + 1, n - (size_t)(comma - v) - 1, 10);
+	if (out->n_streams <= index)
+		out->n_streams = index + 1;
 }
 
 int status_msg_decode(const char *buf, size_t len, struct device_status *out)
@@ -156,6 +207,10 @@ int status_msg_decode(const char *buf, size_t len, struct device_status *out)
 			out->streamers = (unsigned)number(v, vlen, 10);
 		else if (KEY("iso_bytes"))
 			out->iso_bytes = (uint32_t)number(v, vlen, 10);
+		else if (KEY("measured_mfps"))
+			out->measured_mfps = (uint32_t)number(v, vlen, 10);
+		else if (klen == 7 && !memcmp(line, "stream", 6) && line[6] >= '0' && line[6] <= '7')
+			decode_stream(out, (unsigned)(line[6] - '0'), v, vlen);
 #undef KEY
 	}
 	return version && out->node[0] ? 0 : -EPROTO;
@@ -188,14 +243,84 @@ static void format_text(const struct device_status *st, char *out, size_t len)
 
 void status_msg_line(const struct device_status *st, char *out, size_t len)
 {
-	char fmt[64], state[48];
+	char fmt[64], state[48], measured[32] = "";
 	format_text(st, fmt, sizeof(fmt));
+	if (st->measured_mfps)
+		snprintf(measured, sizeof(measured), ", measured %u.%02u fps",
+			 st->measured_mfps / 1000, st->measured_mfps % 1000 / 10);
 	snprintf(out, len,
 		 "/dev/%s: %s (%04x:%04x, serial %s), %s, %s, frames %" PRIu64 ", dropped %" PRIu64
-		 ", errors %" PRIu64 ", clients %u, iso %" PRIu32 " bytes/interval",
+		 ", errors %" PRIu64 ", clients %u, iso %" PRIu32 " bytes/interval%s",
 		 st->node, st->card, st->vid, st->pid, st->serial[0] ? st->serial : "none", fmt,
 		 state_text(st, state, sizeof(state)), st->frames, st->dropped, st->errors, st->clients,
-		 st->iso_bytes);
+		 st->iso_bytes, measured);
+}
+
+/* A JSON string, escaped. */
+static void json_string(struct writer *w, const char *s)
+{
+	char esc[6 * 256 + 1];
+	size_t n = json_escape(esc, sizeof(esc), s);
+	w_append(w, "\"", 1);
+	w_append(w, esc, n);
+	w_append(w, "\"", 1);
+}
+
+static void json_field(struct writer *w, const char *key, const char *value)
+{
+	w_printf(w, "%s\"%s\": ", w->used > 1 ? ", " : "", key);
+	json_string(w, value);
+}
+
+static void json_number(struct writer *w, const char *key, uint64_t value)
+{
+	w_printf(w, "%s\"%s\": %" PRIu64, w->used > 1 ? ", " : "", key, value);
+}
+
+/* What each process streaming got: [{"frames": N, "lost": N}, ...]. */
+static void json_streams(struct writer *w, const struct device_status *st)
+{
+	w_printf(w, ", \"streams\": [");
+	for (unsigned i = 0; i < st->n_streams && i < STATUS_MAX_STREAMS; i++)
+		w_printf(w, "%s{\"frames\": %" PRIu64 ", \"lost\": %" PRIu64 "}", i ? ", " : "",
+			 st->streams[i].frames, st->streams[i].lost);
+	w_printf(w, "]");
+}
+
+int status_msg_json(const struct device_status *st, char *out, size_t len)
+{
+	struct writer w = { out, len, 0, false };
+	char fourcc[5] = "", text[16];
+	if (st->fourcc)
+		memcpy(fourcc, &st->fourcc, 4);
+	w_append(&w, "{", 1);
+	json_field(&w, "node", st->node);
+	json_field(&w, "card", st->card);
+	json_field(&w, "manufacturer", st->manufacturer);
+	json_field(&w, "product", st->product);
+	snprintf(text, sizeof(text), "%04x", st->vid);
+	json_field(&w, "vid", text);
+	snprintf(text, sizeof(text), "%04x", st->pid);
+	json_field(&w, "pid", text);
+	json_field(&w, "serial", st->serial);
+	json_field(&w, "port", st->port_path);
+	json_field(&w, "bus_info", st->bus_info);
+	json_field(&w, "fourcc", fourcc);
+	json_number(&w, "width", st->width);
+	json_number(&w, "height", st->height);
+	/* the nominal rate from the interval, the measured one in fps */
+	w_printf(&w, ", \"fps\": %.3f", st->interval ? 1e7 / st->interval : 0.0);
+	w_printf(&w, ", \"measured_fps\": %.3f", st->measured_mfps / 1000.0);
+	w_printf(&w, ", \"streaming\": %s, \"away\": %s", st->streaming ? "true" : "false",
+		 st->away ? "true" : "false");
+	json_number(&w, "frames", st->frames);
+	json_number(&w, "dropped", st->dropped);
+	json_number(&w, "errors", st->errors);
+	json_number(&w, "clients", st->clients);
+	json_number(&w, "iso_bytes", st->iso_bytes);
+	json_streams(&w, st);
+	w_append(&w, "}", 1);
+	return w.full ? -ENOSPC : (int)w.used;
 }
 
 void status_msg_summary(const struct device_status *st, char *out, size_t len)

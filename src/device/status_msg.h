@@ -7,7 +7,11 @@
  * interface fourcc (4 chars, "" for none) width height interval (100 ns)
  * streaming (0/1) away (0/1: the camera is unplugged, the node waits for
  * it) frames dropped errors clients streamers (processes streaming: several
- * share the camera) iso_bytes. Values never hold
+ * share the camera) iso_bytes measured_mfps (the frame rate measured over
+ * the last second, in frames per 1000 s; 0 when no frame came for 2 s)
+ * stream0..stream7 ("frames,lost" of each process streaming, in the order
+ * they came: frames delivered to it, frames it lost for want of a
+ * buffer). Values never hold
  * a newline or other control characters (they become '?'). */
 #ifndef UVCUSE_STATUS_MSG_H
 #define UVCUSE_STATUS_MSG_H
@@ -17,6 +21,8 @@
 #include <stdint.h>
 
 #define STATUS_MSG_MAX 4096
+/* The processes streaming that the message counts one by one. */
+#define STATUS_MAX_STREAMS 8
 
 /* What `uvcuse --status` and systemd's STATUS= show of a device. */
 struct device_status {
@@ -37,6 +43,11 @@ struct device_status {
 	unsigned clients;         /* open files (a count: no names) */
 	unsigned streamers;       /* processes streaming (a count: no names) */
 	uint32_t iso_bytes;       /* bytes per interval of the alt setting in use, 0 when none */
+	uint32_t measured_mfps;   /* measured frames per 1000 s, 0: no frame for 2 s */
+	unsigned n_streams;       /* the processes streaming, at most STATUS_MAX_STREAMS */
+	struct {
+		uint64_t frames, lost;
+	} streams[STATUS_MAX_STREAMS];
 };
 
 /* Returns the message length, or -ENOSPC. */
@@ -44,6 +55,9 @@ int status_msg_encode(const struct device_status *st, char *buf, size_t len);
 /* -EPROTO for a message that is not version 1 or misses node. */
 int status_msg_decode(const char *buf, size_t len, struct device_status *out);
 
+/* One JSON object of `uvcuse --status --json` (no newline). Returns the
+ * length, or -ENOSPC. */
+int status_msg_json(const struct device_status *st, char *out, size_t len);
 /* One line of `uvcuse --status` (no newline). */
 void status_msg_line(const struct device_status *st, char *out, size_t len);
 /* systemd's STATUS= text. */

@@ -4,7 +4,10 @@
 #ifndef UVCUSE_SERVICE_CAMERA_LIST_H
 #define UVCUSE_SERVICE_CAMERA_LIST_H
 
-/* Prints the list; returns the exit status (1: no camera found). */
-int camera_list_print(void);
+#include <stdbool.h>
+
+/* Prints the list (json: a JSON array of one object per camera); returns
+ * the exit status (1: no camera found). */
+int camera_list_print(bool json);
 
 #endif

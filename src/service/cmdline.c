@@ -21,7 +21,8 @@
 /* Long options without a short one. */
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER,
        OPT_STATUS, OPT_UDEV, OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT,
-       OPT_CONVERT_THREADS, OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE, OPT_QUIRKS };
+       OPT_CONVERT_THREADS, OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE, OPT_QUIRKS, OPT_JSON,
+       OPT_WATCH };
 
 /* An option's handler's answers besides an exit status. */
 #define OPT_OK (-1)
@@ -84,7 +85,10 @@ static void usage(FILE *out)
 		"Other:\n"
 		"  -L, --list               list UVC cameras with their formats, then exit\n"
 		"      --status             one line per camera the daemons on this machine\n"
-		"                           serve (from $RUNTIME_DIRECTORY, else /run/uvcuse)\n"
+		"                           serve (from $RUNTIME_DIRECTORY, else /run/uvcuse):\n"
+		"                           format, measured frame rate, frames, clients...\n"
+		"      --watch              --status again every second\n"
+		"      --json               --list and --status as JSON\n"
 		"      --udev-properties NODE  the ID_* properties of the camera served as\n"
 		"                           NODE, for udev's IMPORT{program}\n"
 		"  -h, --help               this help\n"
@@ -171,6 +175,12 @@ static int daemon_option(int opt, const char *arg, struct cmdline *cl)
 		return OPT_OK;
 	case OPT_STATUS:
 		cl->show_status = true;
+		return OPT_OK;
+	case OPT_JSON:
+		cl->json = true;
+		return OPT_OK;
+	case OPT_WATCH:
+		cl->show_status = cl->watch = true;
 		return OPT_OK;
 	case OPT_UDEV:
 		cl->udev_node = arg;
@@ -285,6 +295,8 @@ static const struct option options[] = {
 	{ "config-dir", required_argument, NULL, OPT_CONFIG_DIR },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "status", no_argument, NULL, OPT_STATUS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "watch", no_argument, NULL, OPT_WATCH },
 	{ "udev-properties", required_argument, NULL, OPT_UDEV },
 	{ "convert", no_argument, NULL, OPT_CONVERT },
 	{ "no-convert", no_argument, NULL, OPT_NO_CONVERT },

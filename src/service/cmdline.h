@@ -25,6 +25,7 @@ struct cmdline {
 	const char *state_dir, *config_file, *config_dir, *user_name;
 	/* commands other than serving a camera */
 	bool list, show_status, is_ignored;
+	bool json, watch;            /* --list/--status as JSON; --status every second */
 	const char *udev_node;       /* --udev-properties NODE */
 };
 

@@ -39,30 +39,57 @@ static int fetch(const char *node, struct device_status *st)
 	return status_msg_decode(msg, (size_t)n, st);
 }
 
-int status_client_list(void)
+/* One camera as a line, or as a JSON object after the first (", "). */
+static void print_one(const struct device_status *st, bool json, bool first)
+{
+	char text[2048];
+	if (json) {
+		if (status_msg_json(st, text, sizeof(text)) < 0)
+			snprintf(text, sizeof(text), "{\"node\": \"%s\"}", st->node);
+		printf("%s%s", first ? "" : ",\n ", text);
+	} else {
+		status_msg_line(st, text, sizeof(text));
+		printf("%s\n", text);
+	}
+}
+
+int status_client_list(bool json)
 {
 	unsigned found = 0, refused = 0;
+	if (json)
+		printf("[");
 	for (unsigned i = 0; i < 256; i++) {
-		char node[16], line[1024];
+		char node[16];
 		snprintf(node, sizeof(node), "video%u", i);
 		struct device_status st;
 		int err = fetch(node, &st);
-		if (err == -EACCES) {
+		if (err == -EACCES)
 			refused++;
-			continue;
-		}
 		if (err < 0)
 			continue;
-		status_msg_line(&st, line, sizeof(line));
-		printf("%s\n", line);
+		print_one(&st, json, !found);
 		found++;
 	}
+	if (json)
+		printf("]\n");
 	if (refused)
 		fprintf(stderr, "uvcuse: %u camera%s not shown: their status socket is for group video\n",
 			refused, refused == 1 ? "" : "s");
 	if (!found && !refused)
 		fprintf(stderr, "uvcuse: no camera served\n");
 	return found ? 0 : 1;
+}
+
+int status_client_watch(bool json)
+{
+	bool tty = isatty(STDOUT_FILENO);
+	for (;;) {
+		if (tty && !json)
+			printf("\033[H\033[J"); /* the screen cleared: one table, refreshed */
+		status_client_list(json);
+		fflush(stdout);
+		sleep(1);
+	}
 }
 
 int status_client_udev(const char *node)

@@ -5,9 +5,14 @@
 #ifndef UVCUSE_STATUS_CLIENT_H
 #define UVCUSE_STATUS_CLIENT_H
 
-/* One line per served camera on stdout (videoN for N in 0..255); the
- * exit status: 0, or 1 when none could be shown. */
-int status_client_list(void);
+#include <stdbool.h>
+
+/* One line per served camera on stdout (videoN for N in 0..255), or with
+ * json a JSON array of one object each; the exit status: 0, or 1 when none
+ * could be shown. */
+int status_client_list(bool json);
+/* --watch: the list again every second, until a signal ends the program. */
+int status_client_watch(bool json);
 /* NODE: "video10" or "/dev/video10". */
 int status_client_udev(const char *node);
 

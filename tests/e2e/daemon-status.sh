@@ -74,7 +74,7 @@ grep -q "$SERIAL" "$WORK/status.outsider" && fail "outsider saw the camera"
 
 step "while a capture streams"
 "$UVCUSE_RUN" v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
-	--stream-mmap --stream-count=150 --stream-to=/dev/null 2>"$WORK/capture.log" &
+	--stream-mmap --stream-count=300 --stream-to=/dev/null 2>"$WORK/capture.log" &
 cap=$!
 streaming=
 for ((i = 0; i < 100; i++)); do
@@ -84,8 +84,21 @@ for ((i = 0; i < 100; i++)); do
 done
 cat "$WORK/status.stream"
 [ -n "$streaming" ] || fail "never seen streaming"
-grep -qE "YUYV 640x480 [0-9.]+ fps, streaming, frames [0-9]+, dropped [0-9]+, errors [0-9]+, clients 1, iso [1-9][0-9]* bytes/interval$" \
+grep -qE "YUYV 640x480 [0-9.]+ fps, streaming, frames [0-9]+, dropped [0-9]+, errors [0-9]+, clients 1, iso [1-9][0-9]* bytes/interval(, measured [0-9.]+ fps)?$" \
 	"$WORK/status.stream" || fail "streaming status line"
+# the measured rate, a second into the stream: within 5 % of the camera's
+sleep 2
+runuser -u viewer -- "$UVCUSE" --status --json >"$WORK/status.json"
+python3 -m json.tool "$WORK/status.json" >/dev/null || fail "--status --json is not JSON"
+python3 - "$WORK/status.json" <<'PY' || fail "--status --json: measured rate"
+import json, sys
+cams = json.load(open(sys.argv[1]))
+cam = cams[0]
+print(f"--status --json: fps {cam['fps']}, measured {cam['measured_fps']}, streams {cam['streams']}")
+assert cam["streaming"] and cam["fps"] > 0
+assert abs(cam["measured_fps"] - cam["fps"]) <= 0.05 * cam["fps"], "measured rate off"
+assert len(cam["streams"]) == 1 and cam["streams"][0]["frames"] > 0
+PY
 status_text=$(systemctl show -p StatusText --value "$UNIT")
 echo "STATUS=$status_text"
 grep -q "YUYV 640x480 .*, streaming, 1 client$" <<<"$status_text" || fail "STATUS= while streaming"

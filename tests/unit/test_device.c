@@ -612,6 +612,7 @@ START_TEST(two_processes_share_the_stream)
 	stream_mmap(b, 2);
 	ck_assert_uint_eq(fake_usb.stream_starts, 1); /* one commit, one stream */
 	ck_assert_uint_eq(status().streamers, 2);
+	ck_assert_uint_eq(status().n_streams, 2);
 	struct cuse_req *ra = dqbuf(a), *rb = dqbuf(b);
 	fake_usb_frame(0x42, false);
 	ck_assert(ra->answered && rb->answered);
@@ -619,6 +620,9 @@ START_TEST(two_processes_share_the_stream)
 	ck_assert_int_eq(rb->result, 0);
 	ck_assert_uint_eq(buf_of(ra)->bytesused, buf_of(rb)->bytesused);
 	ck_assert_uint_eq(dev->stats.bytes_copied_after, buf_of(rb)->bytesused);
+	struct device_status st = status();
+	ck_assert_uint_eq(st.streams[0].frames, 1); /* each process got the frame */
+	ck_assert_uint_eq(st.streams[1].frames, 1);
 	free(ra);
 	free(rb);
 	fake_cuse_release(a);

@@ -19,7 +19,8 @@ static struct device_status sample(void)
 		.port_path = "3-1", .bus_info = "usb-vhci_hcd.0-1", .interface = 0,
 		.fourcc = V4L2_PIX_FMT_YUYV, .width = 640, .height = 480, .interval = 333333,
 		.streaming = true, .frames = 1234567890123ull, .dropped = 3, .errors = 1, .clients = 2,
-		.iso_bytes = 3072,
+		.iso_bytes = 3072, .measured_mfps = 29970, .n_streams = 2,
+		.streams = { { 100, 1 }, { 50, 0 } },
 	};
 	return st;
 }
@@ -84,7 +85,7 @@ START_TEST(lines_for_people)
 	status_msg_line(&st, line, sizeof(line));
 	ck_assert_str_eq(line, "/dev/video10: uvcuse vcam (1d6b:0102, serial VCAM0001), YUYV 640x480 "
 			       "30.00 fps, streaming, frames 1234567890123, dropped 3, errors 1, "
-			       "clients 2, iso 3072 bytes/interval");
+			       "clients 2, iso 3072 bytes/interval, measured 29.97 fps");
 	status_msg_summary(&st, line, sizeof(line));
 	ck_assert_str_eq(line, "uvcuse vcam (1d6b:0102, serial VCAM0001) on /dev/video10: YUYV "
 			       "640x480 30.00 fps, streaming, 2 clients");
@@ -106,6 +107,27 @@ START_TEST(lines_for_people)
 	st.fourcc = 0;
 	status_msg_summary(&st, line, sizeof(line));
 	ck_assert_str_eq(line, "uvcuse vcam (1d6b:0102) on /dev/video10: no format, idle, 1 client");
+}
+END_TEST
+
+START_TEST(json_for_programs)
+{
+	struct device_status st = sample();
+	snprintf(st.card, sizeof(st.card), "a \"quoted\"\\card\n");
+	char out[2048];
+	int n = status_msg_json(&st, out, sizeof(out));
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq(strlen(out), (size_t)n);
+	ck_assert_str_eq(out, "{\"node\": \"video10\", \"card\": \"a \\\"quoted\\\"\\\\card\\u000a\", "
+			      "\"manufacturer\": \"uvcuse project\", \"product\": \"uvcuse vcam\", "
+			      "\"vid\": \"1d6b\", \"pid\": \"0102\", \"serial\": \"VCAM0001\", "
+			      "\"port\": \"3-1\", \"bus_info\": \"usb-vhci_hcd.0-1\", \"fourcc\": \"YUYV\", "
+			      "\"width\": 640, \"height\": 480, \"fps\": 30.000, \"measured_fps\": 29.970, "
+			      "\"streaming\": true, \"away\": false, \"frames\": 1234567890123, "
+			      "\"dropped\": 3, \"errors\": 1, \"clients\": 2, \"iso_bytes\": 3072, "
+			      "\"streams\": [{\"frames\": 100, \"lost\": 1}, {\"frames\": 50, \"lost\": 0}]}");
+	/* too small: said, not cut */
+	ck_assert_int_eq(status_msg_json(&st, out, 64), -ENOSPC);
 }
 END_TEST
 
@@ -171,6 +193,7 @@ int main(void)
 	tcase_add_test(tc, small_buffer);
 	tcase_add_test(tc, reader_tolerance);
 	tcase_add_test(tc, lines_for_people);
+	tcase_add_test(tc, json_for_programs);
 	tcase_add_test(tc, camera_away);
 	tcase_add_test(tc, udev_properties);
 	suite_add_tcase(s, tc);
