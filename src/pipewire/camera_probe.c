@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <linux/videodev2.h>
+#if HAVE_LIBSYSTEMD
 #include <systemd/sd-device.h>
+#endif
 
 #include "camera_priv.h"
 #include "core/log.h"
@@ -114,9 +116,11 @@ static int enum_modes(struct bridge_camera *c, int fd)
 }
 
 /* udev's IDs of the node (our rule imports them from `uvcuse
- * --udev-properties`); left empty without udev. */
+ * --udev-properties`); left empty without udev, or in a build without
+ * libsystemd. */
 static void read_identity(struct bridge_camera *c, dev_t rdev)
 {
+#if HAVE_LIBSYSTEMD
 	sd_device *dev = NULL;
 	if (sd_device_new_from_devnum(&dev, 'c', rdev) < 0)
 		return;
@@ -128,6 +132,9 @@ static void read_identity(struct bridge_camera *c, dev_t rdev)
 	if (sd_device_get_property_value(dev, "ID_SERIAL", &value) >= 0)
 		snprintf(c->serial, sizeof(c->serial), "%s", value);
 	sd_device_unref(dev);
+#else
+	(void)c, (void)rdev;
+#endif
 }
 
 int camera_probe(struct bridge_camera *c)

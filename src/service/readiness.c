@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* systemd readiness: sd_notify from libsystemd (the well-kept client of
- * the protocol), and udev's processing of the node seen in udev's database
- * folder (udev_wait.c). The service runs in a private network namespace,
- * where udev's netlink broadcasts never arrive, so no monitor socket. */
+ * the protocol; a build without libsystemd tells systemd nothing), and
+ * udev's processing of the node seen in udev's database folder
+ * (udev_wait.c). The service runs in a private network namespace, where
+ * udev's netlink broadcasts never arrive, so no monitor socket. */
 #include "service/readiness.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
+#else
+#define sd_notify(unset, text) ((void)(unset), (void)(text), 0)
+#define sd_notifyf(unset, fmt, text) ((void)(unset), (void)(fmt), (void)(text), 0)
+#endif
 
 #include "core/log.h"
 #include "core/loop.h"
