@@ -22,18 +22,40 @@ check "APP runs with the library first in LD_PRELOAD" 0 "^$lib:/other.so$" \
 check "APP's exit status" 7 "" "$run" sh -c 'exit 7'
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+safe=
+trap 'rm -rf "$tmp" ${safe:+"$safe"}' EXIT
 export UVCUSE_LD_SO_PRELOAD=$tmp/ld.so.preload
 printf '/lib/a.so /lib/b.so\n/lib/c.so\n' > "$UVCUSE_LD_SO_PRELOAD"
-check "--install-global" 0 "" "$run" --install-global
+# A library that someone other than root could change runs in every
+# process once listed: one under /tmp (others may write there) is refused.
+cp "$run" "$lib" "$tmp/"
+check "--install-global of a library under /tmp: refused" 1 \
+	"refusing .*(writable by others than root|not owned by root)" "$tmp/uvcuse-run" --install-global
+check "refused: the list unchanged" 0 "^/lib/a.so /lib/b.so /lib/c.so $" \
+	sh -c "tr '\n' ' ' < $UVCUSE_LD_SO_PRELOAD"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "ok: (not root: --install-global of a root-owned library not tried)"
+	[ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
+	exit 0
+fi
+# root's library in root's directories (/run is root's, 0755)
+safe=$(mktemp -d -p /run uvcuse-run-test.XXXXXX)
+chmod 0755 "$safe"
+cp "$run" "$lib" "$safe/"
+run=$safe/uvcuse-run
+lib=$safe/libuvcuse-preload.so
+check "--install-global" 0 "every program now loads $lib" "$run" --install-global
 check "--install-global again" 0 "" "$run" --install-global
 check "installed once, others kept" 0 "^/lib/a.so /lib/b.so /lib/c.so $lib $" \
 	sh -c "tr '\n' ' ' < $UVCUSE_LD_SO_PRELOAD"
 check "readable by every program" 0 "^644$" stat -c %a "$UVCUSE_LD_SO_PRELOAD"
-check "--uninstall-global" 0 "" "$run" --uninstall-global
+check "--uninstall-global" 0 "no longer listed" "$run" --uninstall-global
 check "only ours removed" 0 "^/lib/a.so /lib/b.so /lib/c.so $" \
 	sh -c "tr '\n' ' ' < $UVCUSE_LD_SO_PRELOAD"
 rm "$UVCUSE_LD_SO_PRELOAD"
 check "--install-global without a file" 0 "" "$run" --install-global
 check "a new file holds the library" 0 "^$lib$" cat "$UVCUSE_LD_SO_PRELOAD"
+chmod 0775 "$safe"
+check "a directory its group may write: refused" 1 "writable by others than root" \
+	"$run" --install-global
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }
