@@ -445,6 +445,12 @@ static bool name_taken(const char *devname)
 	return lstat(path, &st) == 0;
 }
 
+int cuse_open_control(void)
+{
+	int fd = open("/dev/cuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
 int cuse_server_new(struct loop *loop, const struct cuse_server_config *cfg,
 		    const struct cuse_server_ops *ops, void *ctx, struct cuse_server **out)
 {
@@ -479,15 +485,16 @@ int cuse_server_new(struct loop *loop, const struct cuse_server_config *cfg,
 		err = -ENOMEM;
 		goto fail;
 	}
-	int fd = open("/dev/cuse", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	int fd = cfg->control_fd ? *cfg->control_fd : cuse_open_control();
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		goto fail;
 	}
 	char mnt[32];
 	snprintf(mnt, sizeof(mnt), "/dev/fd/%d", fd);
 	if (fuse_session_mount(s->se, mnt) != 0) {
-		close(fd);
+		if (!cfg->control_fd) /* the caller's stays the caller's on failure */
+			close(fd);
 		err = -EIO;
 		goto fail;
 	}

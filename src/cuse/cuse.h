@@ -62,8 +62,16 @@ struct cuse_server_config {
 	 * it. The server knows no command of its own. */
 	const struct cuse_ioctl_desc *ioctls;
 	size_t n_ioctls;
+	/* /dev/cuse opened beforehand (cuse_open_control, by a caller that
+	 * had the privilege then): the server's once it succeeds, still the
+	 * caller's when it fails; NULL: opened here. */
+	const int *control_fd;
 	bool debug;           /* libfuse request tracing */
 };
+
+/* Opens /dev/cuse for a server to come: the fd, or -errno (-ENOENT: no
+ * /dev/cuse, -EACCES). Only this needs root; the rest may run without. */
+int cuse_open_control(void);
 
 /* Opens /dev/cuse, registers the device and hooks the channel into loop.
  * Returns 0 or -errno (-ENOENT: no /dev/cuse, -EACCES). The device node

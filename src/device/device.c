@@ -105,7 +105,7 @@ static int node_setup(struct device *dev, const struct device_config *cfg)
 static int register_node(struct device *dev, const struct device_config *cfg)
 {
 	struct cuse_server_config cc = { .devname = cfg->name, .debug = cfg->debug_cuse,
-					 .ioctls = dev->ioctls };
+					 .ioctls = dev->ioctls, .control_fd = cfg->cuse_fd };
 	cc.n_ioctls = requests_ioctl_layouts(dev->ioctls, DEV_MAX_IOCTLS);
 	int res = cuse_server_new(dev->loop, &cc, &cuse_ops, dev, &dev->cuse);
 	if (res == -EEXIST)
@@ -118,14 +118,10 @@ static int register_node(struct device *dev, const struct device_config *cfg)
 }
 
 /* What the device watches while it serves: the status endpoint, the
- * linger timer, the camera leaving and coming back; and /dev/kmsg for
- * LOG_STATUS, opened once, now, before any privilege drop (log_status.c). */
+ * linger timer, the camera leaving and coming back. */
 static void watch_camera(struct device *dev, const struct device_config *cfg)
 {
 	const struct usb_camera_id *id = usb_camera_id(dev->cam);
-	dev->log.kmsg = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
-	if (dev->log.kmsg < 0)
-		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
 	device_status_start(dev);
 	dev->away.linger = cfg->linger;
 	if (dev->away.linger) {
@@ -152,7 +148,9 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->loop = loop;
 	dev->usb = usb;
 	dev->away.linger_fd = -1;
-	dev->log.kmsg = -1;
+	/* /dev/kmsg for LOG_STATUS, opened once by the caller, before any
+	 * privilege drop (log_status.c) */
+	dev->log.kmsg = cfg->kmsg_fd;
 	dev->on_change = cfg->on_change;
 	dev->change_data = cfg->change_data;
 	dev->frames.convert_threads = cfg->convert_threads;

@@ -20,6 +20,12 @@ struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
 	bool debug_cuse;
+	/* What needs root, opened by the caller before it dropped root:
+	 * /dev/cuse and /dev/kmsg for LOG_STATUS (-1: none), the device's
+	 * once device_new succeeds, still the caller's when it fails. NULL
+	 * cuse_fd: the device opens /dev/cuse itself. */
+	const int *cuse_fd;
+	int kmsg_fd;
 	/* Offer the converted formats (RGB24, BGR24, YU12, YV12) after the
 	 * camera's (--no-convert: false), converted by convert_threads
 	 * worker threads (0: one per core). */

@@ -52,8 +52,10 @@ static void usage(FILE *out)
 		"                           (default " CONFIG_DIR "); options given here\n"
 		"                           override the files\n"
 		"  -f, --foreground         stay in the foreground (for systemd)\n"
-		"      --user NAME          once /dev/cuse and the camera are open, become\n"
-		"                           NAME (its groups, no capabilities left)\n"
+		"      --user NAME          once /dev/cuse is open, become NAME (its groups,\n"
+		"                           no capabilities left) before the camera is\n"
+		"                           opened: NAME must be able to open the camera's\n"
+		"                           USB node (the udev rule gives it)\n"
 		"  -l, --log-level LEVEL    error, warning, info (default) or debug\n"
 		"Format conversion:\n"
 		"      --convert            offer RGB24, BGR24, YU12 and YV12 after the\n"
@@ -316,7 +318,7 @@ int cmdline_parse(int argc, char **argv, struct cmdline *cl)
 		camera_option, daemon_option, settings_option, serving_option,
 	};
 	*cl = (struct cmdline){ .convert = -1, .convert_threads = -1, .linger = -1,
-				.config_dir = CONFIG_DIR };
+				.config_dir = CONFIG_DIR, .cfg.kmsg_fd = -1 };
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {
 		int res = OPT_NOT_MINE;

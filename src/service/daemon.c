@@ -15,6 +15,7 @@
 
 #include "core/log.h"
 #include "core/loop.h"
+#include "cuse/cuse.h"
 #include "device/device.h"
 #include "service/privdrop.h"
 #include "service/readiness.h"
@@ -144,28 +145,58 @@ static int daemon_setup(struct daemon *d, const char *name)
 	return 0;
 }
 
-/* The device, then the privilege drop, then the sockets. */
+/* What needs root, opened while the daemon has it: /dev/cuse, and
+ * /dev/kmsg for LOG_STATUS (optional). Then root is dropped: the camera,
+ * its descriptors and answers, and the state directory are read as the
+ * daemon's user (udev gives it the camera's usbfs node). */
+static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *kmsg_fd)
+{
+	*cuse_fd = cuse_open_control();
+	if (*cuse_fd < 0) {
+		if (*cuse_fd == -ENOENT)
+			log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
+		else
+			log_error("/dev/cuse: %s", strerror(-*cuse_fd));
+		return -1;
+	}
+	*kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*kmsg_fd < 0)
+		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
+	if (!r->drop_privileges)
+		return 0;
+	char err[160];
+	if (privdrop_apply(&r->user, err, sizeof(err)) < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	log_info("running as %s (uid %u, gid %u), no capabilities, before the camera is read",
+		 r->user.name, (unsigned)r->user.uid, (unsigned)r->user.gid);
+	return 0;
+}
+
+/* /dev/cuse and /dev/kmsg opened, root dropped, then the device and the
+ * sockets (the daemon's user owns them, can remove them at exit and give
+ * them a group it is a member of). */
 static int daemon_serve(struct daemon *d, struct resolved *r)
 {
-	r->cfg.on_change = on_device_change;
-	r->cfg.change_data = d;
-	if (device_new(d->loop, d->usb, &r->cfg, &d->dev) < 0)
-		return -1;
-	/* Everything that needs root is open: /dev/cuse, the camera's usbfs
-	 * node, /dev/kmsg. */
-	if (r->drop_privileges) {
-		char err[160];
-		if (privdrop_apply(&r->user, err, sizeof(err)) < 0) {
-			log_error("%s", err);
-			return -1;
-		}
-		log_info("running as %s (uid %u, gid %u), no capabilities", r->user.name,
-			 (unsigned)r->user.uid, (unsigned)r->user.gid);
+	int cuse_fd = -1, kmsg_fd = -1;
+	int err = open_privileged_then_drop(r, &cuse_fd, &kmsg_fd);
+	if (!err) {
+		r->cfg.cuse_fd = &cuse_fd;
+		r->cfg.kmsg_fd = kmsg_fd;
+		r->cfg.on_change = on_device_change;
+		r->cfg.change_data = d;
+		err = device_new(d->loop, d->usb, &r->cfg, &d->dev);
 	}
-	/* The sockets after the drop: the daemon's user owns them (and can
-	 * remove them at exit, and give them a group it is a member of). */
+	if (err < 0) { /* still ours */
+		if (cuse_fd >= 0)
+			close(cuse_fd);
+		if (kmsg_fd >= 0)
+			close(kmsg_fd);
+		return -1;
+	}
 	device_share_buffers(d->dev, d->loop, r->name);
-	int err = status_server_new(d->loop, NULL, r->name, get_status, d, &d->status);
+	err = status_server_new(d->loop, NULL, r->name, get_status, d, &d->status);
 	if (err < 0)
 		log_warn("no status socket (uvcuse --status will not list /dev/%s): %s", r->name,
 			 strerror(-err));

@@ -64,7 +64,8 @@ static bool find_camera(const struct usb_match *match, struct usb_camera_id *out
 	if (usb_ctx_new(NULL, &usb) < 0)
 		return false;
 	struct found_camera f = { .match = match };
-	usb_enumerate(usb, find_one, &f);
+	/* who it is, from sysfs: no camera bytes parsed before the drop */
+	usb_enumerate_ids(usb, find_one, &f);
 	usb_ctx_free(usb);
 	if (f.found)
 		*out = f.id;

@@ -136,7 +136,10 @@ int settings_file_read(const char *dir, const char *name, char *buf, size_t cap,
 
 	if (err)
 		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* The state directory is shared by every instance (one user): a link
+	 * planted there by another is not followed, and a file someone else
+	 * owns is not ours to read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
@@ -145,6 +148,10 @@ int settings_file_read(const char *dir, const char *name, char *buf, size_t cap,
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err = -EINVAL;
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		err = -EPERM;
 		goto out;
 	}
 	if ((uint64_t)st.st_size > cap) {

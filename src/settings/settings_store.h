@@ -75,8 +75,9 @@ const char *settings_store_path(const struct settings_store *st);
  * created (0755) when missing. 0 or -errno; on error NAME is untouched and
  * no temporary file is left. */
 int settings_file_write(const char *dir, const char *name, const char *text, size_t len);
-/* Reads DIR/NAME (a regular file of at most cap bytes) into buf. 0, -ENOENT,
- * -EFBIG (larger than cap), -EINVAL (not a regular file), or -errno. */
+/* Reads DIR/NAME (a regular file of at most cap bytes, ours) into buf. 0,
+ * -ENOENT, -EFBIG (larger than cap), -EINVAL (not a regular file), -ELOOP
+ * (a symbolic link: not followed), -EPERM (another user's), or -errno. */
 int settings_file_read(const char *dir, const char *name, char *buf, size_t cap, size_t *len);
 /* Deletes DIR/NAME (0 also when it is not there) and fsyncs DIR. */
 int settings_file_remove(const char *dir, const char *name);

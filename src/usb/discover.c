@@ -13,6 +13,28 @@
 #include "usb/internal.h"
 #include "uvc/quirks.h"
 
+int usb_enumerate_ids(struct usb_ctx *ctx, usb_camera_cb cb, void *data)
+{
+	libusb_device **list;
+	ssize_t n = libusb_get_device_list(ctx->lusb, &list);
+	if (n < 0)
+		return usb_errno((int)n);
+	int ret = 0;
+	for (ssize_t i = 0; i < n && !ret; i++) {
+		uint8_t ifs[8];
+		unsigned nf = usb_video_functions(list[i], ifs, 8);
+		struct usb_camera_id id;
+		if (!nf || usb_build_id(list[i], &id) < 0)
+			continue;
+		for (unsigned f = 0; f < nf && !ret; f++) {
+			id.control_interface = ifs[f];
+			ret = cb(data, &id, NULL, NULL);
+		}
+	}
+	libusb_free_device_list(list, 1);
+	return ret;
+}
+
 int usb_enumerate(struct usb_ctx *ctx, usb_camera_cb cb, void *data)
 {
 	libusb_device **list;

@@ -75,6 +75,10 @@ void usb_ctx_free(struct usb_ctx *ctx);
 typedef int (*usb_camera_cb)(void *data, const struct usb_camera_id *id,
 			     const struct uvc_camera *model, const char *parse_error);
 int usb_enumerate(struct usb_ctx *ctx, usb_camera_cb cb, void *data);
+/* The same, for who the cameras are only (what sysfs says: IDs, port,
+ * strings): no descriptor is read or parsed, no device opened, so it may
+ * run with any privilege; cb gets model NULL and parse_error NULL. */
+int usb_enumerate_ids(struct usb_ctx *ctx, usb_camera_cb cb, void *data);
 
 /* Opens the first camera that matches: detaches kernel drivers from its
  * VideoControl and VideoStreaming interfaces (reattached on close), claims

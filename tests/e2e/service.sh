@@ -102,6 +102,15 @@ capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")
 echo "daemon pid $pid runs as $user, CapEff $capeff"
 [ "$user" = uvcuse ] || fail "the daemon runs as $user"
 [ "$capeff" = 0000000000000000 ] || fail "the daemon keeps capabilities $capeff"
+# no camera bytes read as root: the drop comes before the camera is opened
+journalctl -b --no-pager -o cat -u "$UNIT" >"$WORK/start.log"
+drop=$(grep -n "running as uvcuse" "$WORK/start.log" | head -n 1 | cut -d: -f1)
+served=$(grep -n "served as /dev/" "$WORK/start.log" | head -n 1 | cut -d: -f1)
+echo "journal: root dropped at line ${drop:-none}, camera served at line ${served:-none}"
+[ -n "$drop" ] && [ -n "$served" ] && [ "$drop" -lt "$served" ] ||
+	fail "the camera was opened before root was dropped"
+! grep -qE "GET_INFO|quirks:|restored" <(head -n "$drop" "$WORK/start.log") ||
+	fail "the camera was read before root was dropped"
 ! ls /dev/video[0-9] 2>/dev/null | grep -q . || fail "uvcvideo's node is still there: $(ls /dev/video[0-9])"
 
 step "users: alice (group video) captures, bob (not in video) gets EACCES"

@@ -34,6 +34,7 @@ static struct device_config config(unsigned linger)
 {
 	return (struct device_config){
 		.name = "video99",
+		.kmsg_fd = -1,
 		.convert = true,
 		.convert_threads = 1,
 		.linger = linger,

@@ -122,6 +122,18 @@ START_TEST(read_errors)
 	snprintf(sub, sizeof(sub), "%s/d.controls", dir);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert_int_eq(settings_file_read(dir, "d.controls", buf, sizeof(buf), &len), -EINVAL);
+	/* a link planted where the file should be (another instance shares
+	 * the directory): not followed, its target not read */
+	char target[160], link[160];
+	snprintf(target, sizeof(target), "%s/big", dir);
+	snprintf(link, sizeof(link), "%s/l.controls", dir);
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(settings_file_read(dir, "l.controls", buf, sizeof(buf), &len), -ELOOP);
+	/* another user's file: as root, one made over to nobody */
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(target, 65534, 65534), 0);
+		ck_assert_int_eq(settings_file_read(dir, "big", buf, 17, &len), -EPERM);
+	}
 }
 END_TEST
 
