@@ -24,15 +24,15 @@ check "--help: --camera" 0 "--camera IDENTITY" "$uvcuse" --help
 check "bad --log-level" 2 "unknown log level" "$uvcuse" --log-level loud
 check "--help: remembered controls" 0 "--reset-controls" "$uvcuse" --help
 check "empty --state-dir" 2 "--state-dir wants a directory" "$uvcuse" --state-dir ""
-check "--state-dir without DIR" 2 "Usage:" "$uvcuse" --state-dir
-check "--no-restore-controls takes no value" 2 "Usage:" "$uvcuse" --no-restore-controls=yes
+check "--state-dir without DIR" 2 "requires an argument" "$uvcuse" --state-dir
+check "--no-restore-controls takes no value" 2 "doesn.t allow an argument" "$uvcuse" --no-restore-controls=yes
 check "--reset-controls and a stray argument" 2 "unexpected argument 'x'" "$uvcuse" --reset-controls x
 check "--help: --linger" 0 "--linger S" "$uvcuse" --help
 check "bad --linger" 2 "--linger wants 0 to 86400 seconds, not '5s'" "$uvcuse" --linger 5s
 check "negative --linger" 2 "--linger wants 0 to 86400 seconds" "$uvcuse" --linger -1
 check "--help: linger default" 0 "\(default 30\)" "$uvcuse" --help
 check "--help: --exit-on-unplug" 0 "--exit-on-unplug .*uvcvideo" "$uvcuse" --help
-check "--exit-on-unplug takes no value" 2 "Usage:" "$uvcuse" --exit-on-unplug=yes
+check "--exit-on-unplug takes no value" 2 "doesn.t allow an argument" "$uvcuse" --exit-on-unplug=yes
 # config files (src/service/config.c has its own unit test; here: what the daemon does)
 conf=$(mktemp -d)
 trap 'rm -rf "$conf"' EXIT

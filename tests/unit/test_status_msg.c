@@ -4,6 +4,7 @@
  * people (--status, STATUS=) and to udev (--udev-properties). */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <linux/videodev2.h>
