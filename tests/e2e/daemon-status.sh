@@ -43,6 +43,14 @@ start=$(date +%s.%N)
 # user (systemd's RuntimeDirectory= with User=), which creates its sockets
 # there after the drop.
 install -d -o uvcuse -g uvcuse -m 0755 /run/uvcuse
+# As the udev rule has it: the camera's usbfs node belongs to the daemon's
+# user (OWNER=), which opens the camera only after dropping root.
+for dev in /sys/bus/usb/devices/*; do
+	[ "$(cat "$dev/serial" 2>/dev/null)" = "$SERIAL" ] || continue
+	usbnode=$(printf '/dev/bus/usb/%03d/%03d' "$(cat "$dev/busnum")" "$(cat "$dev/devnum")")
+done
+[ -c "${usbnode:-}" ] || fail "no usbfs node for the camera"
+chown uvcuse "$usbnode"
 systemd-run --unit="$UNIT" -p Type=notify -p StateDirectory=uvcuse \
 	-p TimeoutStartSec=30 "$UVCUSE" --serial "$SERIAL" --name "$NAME" --foreground --user uvcuse ||
 	{ journalctl -u "$UNIT" --no-pager | tail -n 20; fail "the unit did not start"; }
