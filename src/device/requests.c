@@ -248,15 +248,18 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 	}
 	if (private_ioctl(dev, df, req, cmd, arg))
 		return;
-	if (dev->node.async && node_uses_camera(cmd)) {
-		calls_ioctl(dev, df, req, cmd, arg, extra, extra_len);
-		return;
-	}
 	/* The library's DQBUF: a USERPTR frame stays in the buffer's staging
 	 * memory, which the library fetches through the buffer socket. */
 	bool staged = cmd == UVCUSE_IOC_DQBUF_STAGED;
 	if (staged)
 		cmd = VIDIOC_DQBUF;
+	/* looked up once: what it needs (the camera) and brings about (status) */
+	const struct node_ioctl *info = node_ioctl_find(cmd);
+	unsigned flags = info ? info->flags : 0;
+	if (dev->node.async && (flags & NODE_IOC_CAMERA)) {
+		calls_ioctl(dev, df, req, cmd, arg, extra, extra_len);
+		return;
+	}
 	const void *out = NULL;
 	size_t out_len = 0;
 	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len,
@@ -272,8 +275,7 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 	if (res == 0)
 		ioctl_answered(dev, df, req, cmd, arg, extra);
 	waiters_reply_ioctl(dev, df, req, cmd, arg, res, out, out_len);
-	const struct node_ioctl *info = node_ioctl_find(cmd);
-	if (res == 0 && info && (info->flags & NODE_IOC_STATUS))
+	if (res == 0 && (flags & NODE_IOC_STATUS))
 		device_changed(dev);
 }
 

@@ -118,7 +118,7 @@ static void merge_settings(const struct cmdline *cl, const struct config_values 
 		cfg->convert_threads = (unsigned)cl->convert_threads;
 	else if (values->convert_threads > 0)
 		cfg->convert_threads = (unsigned)values->convert_threads;
-	cfg->exclusive = cl->exclusive || (!cl->exclusive && values->exclusive > 0);
+	cfg->exclusive = cl->exclusive || values->exclusive > 0;
 	if (cl->has_quirks || values->has_quirks > 0) {
 		cfg->has_quirks = true;
 		cfg->quirks = cl->has_quirks ? cl->quirks : values->quirks;
