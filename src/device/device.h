@@ -22,8 +22,10 @@ struct device_config {
 	bool debug_cuse;
 	/* What needs root, opened by the caller before it dropped root:
 	 * /dev/cuse and /dev/kmsg for LOG_STATUS (-1: none), the device's
-	 * once device_new succeeds, still the caller's when it fails. NULL
-	 * cuse_fd: the device opens /dev/cuse itself. */
+	 * once device_new succeeds, still the caller's when it fails. A
+	 * negative cuse_fd is the error opening it (-ENOENT: no cuse module),
+	 * reported once the camera has been checked; NULL: the device opens
+	 * /dev/cuse itself. */
 	const int *cuse_fd;
 	int kmsg_fd;
 	/* Offer the converted formats (RGB24, BGR24, YU12, YV12) after the

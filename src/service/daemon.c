@@ -151,14 +151,9 @@ static int daemon_setup(struct daemon *d, const char *name)
  * daemon's user (udev gives it the camera's usbfs node). */
 static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *kmsg_fd)
 {
+	/* A failure is device_new's to report, after the camera's own
+	 * errors (no such camera, not UVC, name taken): those say more. */
 	*cuse_fd = cuse_open_control();
-	if (*cuse_fd < 0) {
-		if (*cuse_fd == -ENOENT)
-			log_error("no /dev/cuse: load the cuse module (modprobe cuse)");
-		else
-			log_error("/dev/cuse: %s", strerror(-*cuse_fd));
-		return -1;
-	}
 	*kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*kmsg_fd < 0)
 		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));

@@ -299,5 +299,5 @@ echo
 echo "cameras: $n_cam compared, report in $REPORT"
 if [ ${#PROBLEMS[@]} -gt 0 ]; then
 	printf '  %s\n' "${PROBLEMS[@]}"
-	! $STRICT || fail "${#PROBLEMS[@]} cameras with differences no named cause explains"
+	! $STRICT || fail "${#PROBLEMS[@]} cameras with differences no named cause explains: $(printf '%s; ' "${PROBLEMS[@]}")"
 fi

@@ -26,7 +26,9 @@ step() {
 	echo "== $* [at ${SECONDS} s]"
 }
 
+FAILED_BECAUSE=
 fail() {
+	FAILED_BECAUSE=$*
 	echo "FAIL: $*" >&2
 	exit 1
 }
@@ -59,6 +61,8 @@ cleanup() {
 	if [ $status -ne 0 ]; then
 		echo "--- kernel log (last 30 lines)"
 		dmesg | tail -n 30
+		# last, where a truncated CI log still shows it
+		[ -z "$FAILED_BECAUSE" ] || echo "FAIL (said above the logs): $FAILED_BECAUSE"
 	fi
 	return $status
 }
