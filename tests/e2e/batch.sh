@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Several scenarios in one guest boot, one after the other, each as if it had
+# the guest to itself: its own process group (what it leaves running is
+# killed when it ends), its own time limit, an empty kernel log, its files in
+# /tmp removed afterwards. A boot costs about 6 s of TCG time (22 s under
+# systemd), so CI groups the scenarios (tests/e2e/meson.build); each one is
+# still a test of its own under `meson test --setup scenario NAME`.
+# Ends with a table (scenario, status, seconds) and fails if any failed.
+# Usage (in the guest): batch.sh NAME:SECONDS SCRIPT [ARGS...] [:: NAME:SECONDS SCRIPT ...]
+set -uo pipefail
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+
+SUMMARY=()
+FAILED=0
+
+# leftovers KILL_GROUP: whatever the scenario left running is stopped, the
+# processes of its group and any uvcuse program that detached from it.
+leftovers() {
+	kill -KILL -- "-$1" 2>/dev/null
+	local exe pid
+	for pid in $(pgrep -f 'uvcuse' || true); do
+		[ "$pid" != $$ ] || continue
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+		case ${exe##*/} in uvcuse*) kill -KILL "$pid" 2>/dev/null ;; esac
+	done
+	for ((i = 0; i < 50; i++)); do # a vcam's port frees as it exits
+		ps -C uvcuse-vcam -o stat= | grep -qv '^Z' || break
+		sleep 0.1
+	done
+}
+
+# scenario NAME:SECONDS SCRIPT [ARGS...]
+scenario() {
+	local name=${1%%:*} limit=${1##*:} start=$SECONDS status
+	shift
+	echo
+	echo "######## scenario $name (at most $limit s) ########"
+	dmesg -C
+	# timeout(1) leads a process group of its own: the scenario's
+	timeout -k 10 "$limit" bash "$@" </dev/null &
+	local group=$!
+	wait "$group"
+	status=$?
+	leftovers "$group"
+	rm -rf /tmp/scenario.*
+	local took=$((SECONDS - start)) verdict=ok
+	[ "$status" -eq 0 ] || verdict="FAIL (status $status$([ "$status" -eq 124 ] && echo ", timed out"))"
+	[ "$status" -eq 0 ] || FAILED=$((FAILED + 1))
+	echo "######## scenario $name: $verdict after $took s ########"
+	SUMMARY+=("$(printf '%-18s %5d s  %s' "$name" "$took" "$verdict")")
+}
+
+[ $# -gt 0 ] || { echo "usage: batch.sh NAME:SECONDS SCRIPT [ARGS...] [:: ...]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	args=()
+	while [ $# -gt 0 ] && [ "$1" != :: ]; do
+		args+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	[ ${#args[@]} -ge 2 ] && [[ ${args[0]} == *:[0-9]* ]] ||
+		{ echo "batch.sh: bad scenario: ${args[*]}" >&2; exit 2; }
+	scenario "${args[@]}"
+done
+echo
+echo "######## $((${#SUMMARY[@]})) scenarios, $FAILED failed ########"
+printf '%s\n' "${SUMMARY[@]}"
+[ "$FAILED" -eq 0 ]
