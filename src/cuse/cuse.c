@@ -163,6 +163,11 @@ pid_t cuse_file_opener(const struct cuse_file *file)
 	return file->opener;
 }
 
+uid_t cuse_file_opener_uid(const struct cuse_file *file)
+{
+	return file->opener_uid;
+}
+
 int cuse_file_flags(const struct cuse_file *file)
 {
 	return file->flags;
@@ -218,6 +223,7 @@ static void ll_open(fuse_req_t req, struct fuse_file_info *fi)
 	f->server = s;
 	f->flags = fi->flags;
 	f->opener = fuse_req_ctx(req)->pid;
+	f->opener_uid = fuse_req_ctx(req)->uid;
 	s->opens++;
 	int err = s->ops->open(s->ctx, f, fi->flags, &f->data);
 	if (err < 0) {

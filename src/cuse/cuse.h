@@ -119,8 +119,10 @@ void cuse_reply_error(struct cuse_req *req, int err);
 void cuse_file_notify_poll(struct cuse_file *file);
 /* The file flags as of the last open/read (O_NONBLOCK). */
 int cuse_file_flags(const struct cuse_file *file);
-/* The thread that opened the file (as the open request's pid). */
+/* The thread that opened the file (as the open request's pid), and its
+ * user (the request's uid). */
 pid_t cuse_file_opener(const struct cuse_file *file);
+uid_t cuse_file_opener_uid(const struct cuse_file *file);
 /* Records the file flags after a change CUSE does not report (fcntl
  * F_SETFL, told by the preload library); the next read() reports them anew. */
 void cuse_file_set_flags(struct cuse_file *file, int flags);

@@ -22,6 +22,7 @@ struct cuse_file {
 	void *data;
 	int flags;
 	pid_t opener;   /* the thread that opened it (the request's pid) */
+	uid_t opener_uid;
 	struct fuse_pollhandle *ph;
 	struct pending_answer *answers;
 	/* The ioctl whose argument keeps changing between retry rounds. */

@@ -113,7 +113,7 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd, in
 	*bell = -1;
 	if (!df->cuse || df->releasing)
 		return -EBADF;
-	for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++) {
+	for (unsigned i = 0; i < dev->open.limits.channels_per_file; i++) {
 		if (df->chans[i])
 			continue;
 		struct chan_ring *ring = chan_ring_new(pid); /* without one, round trips only */

@@ -124,6 +124,7 @@ static void watch_camera(struct device *dev, const struct device_config *cfg)
 	const struct usb_camera_id *id = usb_camera_id(dev->cam);
 	device_status_start(dev);
 	dev->away.linger = cfg->linger;
+	dev->away.replug = cfg->replug;
 	if (dev->away.linger) {
 		dev->away.linger_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (dev->away.linger_fd < 0 ||
@@ -137,6 +138,25 @@ static void watch_camera(struct device *dev, const struct device_config *cfg)
 				device_on_camera_left, dev);
 	if (res)
 		log_debug("no USB hotplug events (%s)", strerror(-res));
+}
+
+/* The configured limits, the defaults where 0 */
+static struct device_limits limits_or_defaults(const struct device_limits *l)
+{
+	struct device_limits out = *l;
+	if (!out.opens_per_process)
+		out.opens_per_process = DEVICE_OPENS_PER_PROCESS;
+	if (!out.opens_per_user)
+		out.opens_per_user = DEVICE_OPENS_PER_USER;
+	if (!out.channels_per_file || out.channels_per_file > DEV_FILE_CHANNELS)
+		out.channels_per_file = DEV_FILE_CHANNELS;
+	if (!out.connections_per_user)
+		out.connections_per_user = BUFSHARE_CONNS_PER_UID;
+	if (!out.connection_timeout_ms)
+		out.connection_timeout_ms = BUFSHARE_IDLE_MS;
+	if (!out.buffer_mib_per_user)
+		out.buffer_mib_per_user = DEVICE_BUFFER_MIB_PER_USER;
+	return out;
 }
 
 int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_config *cfg,
@@ -154,6 +174,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	dev->on_change = cfg->on_change;
 	dev->change_data = cfg->change_data;
 	dev->frames.convert_threads = cfg->convert_threads;
+	dev->open.limits = limits_or_defaults(&cfg->limits);
 	snprintf(dev->name, sizeof(dev->name), "%s", cfg->name);
 	int res = startup_open_camera(usb, &cfg->match, &dev->cam);
 	if (res) {
@@ -192,10 +213,16 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 void device_share_buffers(struct device *dev, struct loop *loop, const char *name)
 {
 	/* Without the socket the node still serves read() and USERPTR. */
-	if (bufshare_new(loop, NULL, name, device_buf_lookup, dev, &dev->share.bufshare) < 0)
+	if (bufshare_new(loop, NULL, name, device_buf_lookup, dev, &dev->share.bufshare) < 0) {
 		log_warn("no buffer socket: MMAP streaming through uvcuse-run disabled");
-	else
-		bufshare_set_channel(dev->share.bufshare, device_channel_open);
+		return;
+	}
+	bufshare_set_channel(dev->share.bufshare, device_channel_open);
+	const struct device_limits *l = &dev->open.limits;
+	bufshare_set_limits(dev->share.bufshare,
+			    &(struct bufshare_limits){ BUFSHARE_MAX_CONNS, BUFSHARE_CONNS_PER_PROCESS,
+							l->connections_per_user,
+							l->connection_timeout_ms });
 }
 
 void device_free(struct device *dev)

@@ -16,6 +16,22 @@ struct device;
  * S_PARM, STREAMON, STREAMOFF. */
 typedef void (*device_change_cb)(void *data);
 
+/* What one process or one user may hold of the daemon, so that no app can
+ * take what the others need (uvcuse.conf(5)). 0: the default below. */
+struct device_limits {
+	unsigned opens_per_process;     /* open files of the node; beyond: EMFILE */
+	unsigned opens_per_user;        /* all its processes together; beyond: EMFILE */
+	unsigned channels_per_file;     /* fast-path channels (at most 8); beyond:
+					 * the library goes through CUSE */
+	unsigned connections_per_user;  /* buffer-socket connections waiting */
+	unsigned connection_timeout_ms; /* how long one may wait for its request */
+	unsigned buffer_mib_per_user;   /* buffers of its queues; beyond, REQBUFS
+					 * and CREATE_BUFS fail with ENOMEM */
+};
+#define DEVICE_OPENS_PER_PROCESS 32
+#define DEVICE_OPENS_PER_USER 128
+#define DEVICE_BUFFER_MIB_PER_USER 512
+
 struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
@@ -39,10 +55,14 @@ struct device_config {
 	 * node outlives an unplugged camera (linger). */
 	bool exclusive;
 	unsigned linger;
+	/* which device coming back during the linger is the camera (config
+	 * replug =; usb.h) */
+	enum usb_replug_rule replug;
 	/* uvcvideo's quirks for this camera instead of its device table's
 	 * (--quirks, the config's quirks =) */
 	bool has_quirks;
 	uint32_t quirks;
+	struct device_limits limits;
 	device_change_cb on_change; /* may be NULL */
 	void *change_data;
 };

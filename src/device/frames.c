@@ -10,9 +10,13 @@
  *   each consumer gets a copy in its next queued buffer (or in a native
  *   buffer of its converter). One copy per consumer, so no process's
  *   buffers ever hold bytes another process can write.
- * A consumer that joins mid-frame gets that frame too (copied from where
- * it was assembled); one that leaves mid-frame takes its buffer back and
- * the frame goes on in the fan-out buffer, so the others see no gap. */
+ * No frame goes to a process from memory another process can write (issue
+ * 29, finding 4): while one consumer's own buffer is being written, a
+ * consumer that joins starts with the next frame (its sequence counts from
+ * there), and when that consumer leaves mid-frame the frame is lost to the
+ * ones that joined meanwhile, which never counted it. A frame in the
+ * fan-out buffer or a converter's native buffer (heap memory no app maps)
+ * goes on for the others when its consumer leaves: they see no gap. */
 #include "device/internal.h"
 
 #include <errno.h>
@@ -210,10 +214,10 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 		if (g.kind == GIVEN_APP)
 			dev->stats.frames_into_app++;
 		/* the copies first, before vq_done hands the buffer to its app;
-		 * with GIVEN_APP that app maps the buffer writable while it is
-		 * assembled, so the copies are only as sound as that app */
+		 * never from an app's own buffer, which that app maps writable
+		 * (those who joined while it was written start after it) */
 		for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
-			if (g.kind == GIVEN_FAN || c != g.c)
+			if (g.kind == GIVEN_FAN || (g.kind == GIVEN_NATIVE && c != g.c))
 				deliver_copy(c, ev->buf, ev->bytesused, seq, &meta);
 		if (g.kind == GIVEN_APP) {
 			vq_done(&g.c->proc->queue, g.b, (uint32_t)ev->bytesused, meta.flags,
@@ -350,6 +354,24 @@ unsigned frames_consumers(const struct device *dev)
 	return n;
 }
 
+/* The camera's sequence number of the first frame a joining consumer gets:
+ * not one being written into another app's buffer (it cannot be copied
+ * from there). A buffer only given, not yet written, is taken back: the
+ * next frame goes to the fan-out buffer, for both. */
+static uint64_t joining_sequence(struct device *dev)
+{
+	struct frames_given g = dev->frames.given;
+	uint64_t writing;
+	if (g.kind != GIVEN_APP)
+		return dev->stream.next_sequence;
+	if (uvc_assembler_writing(&dev->frames.assembler, g.mem, &writing))
+		return writing + dev->stream.seq_offset + 1;
+	uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, NULL, 0);
+	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
+	give_back(dev, &g);
+	return dev->stream.next_sequence;
+}
+
 int frames_consumer_on(void *opaque, struct node_proc *p)
 {
 	struct device *dev = opaque;
@@ -359,7 +381,7 @@ int frames_consumer_on(void *opaque, struct node_proc *p)
 		return -ENOMEM;
 	c->dev = dev;
 	c->proc = p;
-	c->seq_base = dev->stream.next_sequence;
+	c->seq_base = joining_sequence(dev);
 	if (f->conv_fourcc &&
 	    !(c->conv = convert_stream_new(dev->loop, dev->frames.convert_threads, on_converted, c))) {
 		free(c);
@@ -403,11 +425,12 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 		}
 	}
 	if (dev->frames.given.kind != GIVEN_NONE && dev->frames.given.c == c) {
-		/* the frame being assembled in its buffer goes on in the fan-out
-		 * buffer for the others: they see no gap */
+		/* a frame in a converter's native buffer goes on in the fan-out
+		 * buffer for the others: they see no gap; one in the app's own
+		 * buffer is lost (the others joined after it began) */
 		struct frames_given g = dev->frames.given;
 		dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
-		if (dev->frames.consumers && fan_ready(dev, g.cap)) {
+		if (g.kind == GIVEN_NATIVE && dev->frames.consumers && fan_ready(dev, g.cap)) {
 			uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, dev->frames.fan_buf, dev->frames.fan_cap);
 			dev->frames.given = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf,
 							    .cap = dev->frames.fan_cap };

@@ -11,6 +11,7 @@
 
 #include <linux/videodev2.h>
 
+#include "core/process.h"
 #include "cuse/ioctl_table.h"
 #include "device/convert_stream.h"
 #include "device/device.h"
@@ -113,6 +114,8 @@ struct dev_file {
 	struct channel *chans[DEV_FILE_CHANNELS];
 	struct chan_ring *rings[DEV_FILE_CHANNELS]; /* chans[i]'s ring, or NULL */
 	struct cuse_file *cuse;   /* NULL once released while its call ran on */
+	struct process_id opener; /* who opened it (device_limits), */
+	uid_t uid;                /* and as which user */
 	bool releasing;           /* released: freed when its call ends */
 	struct node_file nf;
 	struct parked *parked;
@@ -130,6 +133,7 @@ struct dev_file {
 struct dev_files {
 	struct dev_file *list;
 	unsigned count;
+	struct device_limits limits; /* what a process or user may hold */
 	pid_t hinted_pid; /* the last process told that MMAP needs uvcuse-run */
 	/* the node said waiting requests may get another answer
 	 * (node_ops.waiters_changed): they run again after the current one */
@@ -216,6 +220,7 @@ struct dev_log {
 struct dev_away {
 	bool unplugged; /* seen (by the stream or the status endpoint), said once */
 	unsigned linger;
+	enum usb_replug_rule replug; /* which device coming back is the camera */
 	bool detached;
 	struct timespec detached_at;
 	/* since when the stream lost frames: the unplug, or a STREAMON after it */
@@ -290,6 +295,16 @@ void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *a
 size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max);
 /* The rest of a release, once no call of the file runs. */
 void requests_release_finish(struct device *dev, struct dev_file *df);
+
+/* --- limits.c: what one process or user may hold ------------------------------ */
+
+/* Whether process who (of user uid) may open one more file: 0, or -EMFILE
+ * (logged a few times a second at most). */
+int limits_may_open(struct device *dev, const struct process_id *who, uid_t uid);
+/* Whether df's REQBUFS or CREATE_BUFS (arg) keeps its user's buffers
+ * within the limit: 0 (also for any other cmd), or -ENOMEM (logged). */
+int limits_buffer_memory(struct device *dev, const struct dev_file *df, unsigned cmd,
+			 const void *arg);
 
 /* --- waiters.c: requests that wait, and answers -------------------------------- */
 

@@ -162,7 +162,7 @@ void device_on_camera_arrived(void *data)
 	if (!dev->away.detached)
 		return;
 	char err[256];
-	int r = usb_camera_reattach(dev->cam, err, sizeof(err));
+	int r = usb_camera_reattach(dev->cam, dev->away.replug, err, sizeof(err));
 	if (r == -ENODEV)
 		return; /* another device of the same model */
 	if (r) {

@@ -22,6 +22,7 @@
 
 #include "core/log.h"
 #include "core/loop.h"
+#include "core/process.h"
 #include "cuse/cuse.h"
 #include "cuse/ioctl_table.h"
 #include "device/internal.h"
@@ -74,15 +75,24 @@ int requests_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	(void)flags;
 	if (dev->away.unplugged)
 		return -ENODEV;
+	/* the file joins its process's queue: several processes stream at
+	 * once, each on its own (node.h, node_proc); a process is its ID and
+	 * its start time, which a later one with the same ID does not share
+	 * (an opener already gone has start 0: its file closes soon) */
+	struct process_id who = { .tgid = cuse_file_opener(file) };
+	process_identify(who.tgid, &who);
+	uid_t uid = cuse_file_opener_uid(file);
+	int err = limits_may_open(dev, &who, uid);
+	if (err)
+		return err;
 	struct dev_file *df = calloc(1, sizeof(*df));
 	if (!df)
 		return -ENOMEM;
 	df->dev = dev;
 	df->cuse = file;
-	/* the file joins its process's queue: several processes stream at
-	 * once, each on its own (node.h, node_proc) */
-	pid_t tgid = bufshare_tgid(cuse_file_opener(file));
-	if (node_open_pid(&dev->node, &df->nf, tgid > 0 ? tgid : cuse_file_opener(file))) {
+	df->opener = who;
+	df->uid = uid;
+	if (node_open_process(&dev->node, &df->nf, who.tgid, who.start)) {
 		free(df);
 		return -ENOMEM;
 	}
@@ -262,8 +272,10 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 	}
 	const void *out = NULL;
 	size_t out_len = 0;
-	int res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len,
-			     device_file_nonblocking(df), staged ? NULL : &out, &out_len);
+	int res = limits_buffer_memory(dev, df, cmd, arg);
+	if (res == 0)
+		res = node_ioctl(&dev->node, &df->nf, cmd, arg, extra, extra_len,
+				 device_file_nonblocking(df), staged ? NULL : &out, &out_len);
 	if (res == NODE_WAIT && _IOC_SIZE(cmd) > sizeof(((struct parked *)NULL)->arg))
 		res = -EINVAL; /* cannot happen: only DQBUF and DQEVENT wait */
 	if (res == NODE_WAIT || (res == 0 && cmd == VIDIOC_STREAMON && dev->stream.committing)) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,19 +40,28 @@ static atomic_int cached_pid;
 void fastpath_forked(void)
 {
 	atomic_store_explicit(&cached_pid, 0, memory_order_relaxed);
-	/* the pollers were the parent's threads: none in this process */
+	/* the pollers were the parent's threads: none in this process (only
+	 * a slot with a ring has any; every forking process runs this) */
+	if (!atomic_load_explicit(&fastpath_rings_mapped, memory_order_relaxed))
+		return;
 	for (unsigned fd = 0; fd < FASTPATH_FDS; fd++)
 		atomic_store_explicit(&fastpath_slots[fd].pollers, 0, memory_order_relaxed);
 }
 
+static atomic_flag atfork_registered = ATOMIC_FLAG_INIT;
+
+void fastpath_init(void)
+{
+	if (!atomic_flag_test_and_set(&atfork_registered))
+		pthread_atfork(NULL, NULL, fastpath_forked);
+}
+
 static int self_pid(void)
 {
-	static atomic_flag registered = ATOMIC_FLAG_INIT;
 	int pid = atomic_load_explicit(&cached_pid, memory_order_relaxed);
 	if (__builtin_expect(pid != 0, 1))
 		return pid;
-	if (!atomic_flag_test_and_set(&registered))
-		pthread_atfork(NULL, NULL, fastpath_forked);
+	fastpath_init(); /* before the library's constructor ran: once */
 	pid = (int)getpid();
 	atomic_store_explicit(&cached_pid, pid, memory_order_relaxed);
 	return pid;
@@ -298,6 +308,17 @@ bool fastpath_slot_live(struct slot *s)
 	return pid && pid == self_pid() && !atomic_load(&s->stale) && !atomic_load(&s->sock_lost);
 }
 
+bool fastpath_slot_serves(struct slot *s, int fd)
+{
+	if (!fastpath_slot_live(s))
+		return false;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_rdev == s->rdev && (uint64_t)st.st_ino == s->ino)
+		return true;
+	atomic_store(&s->stale, 1);
+	return false;
+}
+
 /* Opens the slot's channel for node fd (held by the caller), or says why
  * not: false when CUSE must serve (*not_ours: fd is no uvcuse node). */
 static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd, bool *not_ours)
@@ -375,7 +396,7 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	int saved = errno;
 	enum fastpath_verdict v = FASTPATH_NOT_HANDLED;
 	bool not_ours = false;
-	if (!fastpath_slot_live(s) && !slot_open(s, probe, fd, &not_ours)) {
+	if (!fastpath_slot_serves(s, fd) && !slot_open(s, probe, fd, &not_ours)) {
 		v = not_ours ? FASTPATH_NOT_OURS : FASTPATH_NOT_HANDLED;
 		goto out;
 	}
@@ -475,6 +496,11 @@ void fastpath_forget(int fd)
 void fastpath_test_attach(int fd, struct uvcuse_ring *r, int sock, int bell)
 {
 	struct slot *s = &fastpath_slots[fd];
+	struct stat st;
+	if (fstat(fd, &st) == 0) {
+		s->rdev = (uint64_t)st.st_rdev;
+		s->ino = (uint64_t)st.st_ino;
+	}
 	s->ring = r;
 	s->sock = sock;
 	s->bell = bell;

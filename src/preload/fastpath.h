@@ -78,6 +78,9 @@ int fastpath_poll(struct pollfd *fds, nfds_t nfds, int64_t *timeout_ns, fastpath
 void fastpath_forget(int fd);
 /* A child of a raw fork (syscall(SYS_fork/clone)): forget the cached pid. */
 void fastpath_forked(void);
+/* Registers fastpath_forked with pthread_atfork (from the library's
+ * constructor: never later, from a path a signal handler may take). */
+void fastpath_init(void);
 /* Whether the fast path is on (UVCUSE_FASTPATH unset or not "0"). */
 bool fastpath_enabled(void);
 

@@ -36,7 +36,7 @@ static enum poll_kind poll_classify(int fd, short events, struct poll_ref *ref)
 	if (!atomic_compare_exchange_strong(&s->busy, &idle, 1))
 		return POLL_OTHER; /* a request in progress: the kernel answers */
 	enum poll_kind k = POLL_OTHER;
-	if (fastpath_slot_live(s) && s->ring) {
+	if (fastpath_slot_serves(s, fd) && s->ring) {
 		struct uvcuse_ring *r = s->ring;
 		/* a published entry: the queue streams, without error, and DQBUF
 		 * would answer it (the daemon revokes before any of that changes) */

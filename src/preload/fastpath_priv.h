@@ -43,6 +43,11 @@ extern atomic_int fastpath_rings_mapped;
 /* The slot's live channel, without a syscall: this process's, its node fd
  * not closed and its socket not closed behind us since it opened. */
 bool fastpath_slot_live(struct slot *s);
+/* Live, and fd still the node the channel is for (device and inode, one
+ * fstat): a close the library cannot see (fclose of an fdopen'd stream,
+ * closefrom, io_uring, a raw clone3 child) may have given the number to
+ * another file, a kernel V4L2 node say. When not, the slot is stale. */
+bool fastpath_slot_serves(struct slot *s, int fd);
 /* A zombie's channel once its last poller left (held by the caller). */
 void fastpath_slot_reap(struct slot *s);
 

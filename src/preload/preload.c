@@ -15,10 +15,11 @@
  *   doorbell, without CUSE.
  * Everything else goes to libc at once.
  *
- * Safe in every process (/etc/ld.so.preload): no constructor; anonymous
- * and regular-file mappings cost one test and an indirect call, other
- * ioctls and fcntls a compare; only a character device looks further
- * (fstat, then a per-fd cache of "not uvcuse" verdicts, lock-free). errno
+ * Safe in every process (/etc/ld.so.preload): a constructor only looks up
+ * libc's functions; anonymous and regular-file mappings cost one test and
+ * an indirect call, other ioctls and fcntls a compare; only a character
+ * device looks further (fstat, then a cache of "not uvcuse" verdicts by
+ * file identity, lock-free). errno
  * is left as libc leaves it. Which fds are nodes is judged from the file
  * itself, never from tracking open/dup/close: fds made behind our back
  * (inherited across exec, passed over sockets, raw syscalls) work too. */
@@ -110,26 +111,58 @@ NEXT(next_ppoll, ppoll_fn, "ppoll")
 NEXT(next_poll_chk, poll_chk_fn, "__poll_chk")
 NEXT(next_ppoll_chk, ppoll_chk_fn, "__ppoll_chk")
 
-/* --- the per-fd cache of "not a uvcuse node" --------------------------------
- * Keyed by fd and the file's identity (st_dev, st_ino, st_rdev), so a reused
- * fd number (close/open, dup2 over it, a child's different fd table after
- * exec...) misses; a forked child inherits both the fds and a cache that is
- * right for them. Only negative answers are kept: a uvcuse node is asked for
- * a token on every mapping anyway. Each slot is a seqlock: a reader that
- * sees a write in progress treats it as a miss; writers that race skip. */
-#define CACHE_FDS 1024
+/* Resolved before any app code runs, so that nothing the library does in
+ * close(), poll() or a fork handler (which signal handlers may call) ever
+ * calls dlsym or pthread_atfork (not async-signal-safe): the lazy lookup of
+ * NEXT() stays for calls made before this constructor (other libraries'
+ * constructors). Cheap: a dozen symbol lookups at each program start. */
+__attribute__((constructor)) static void resolve_next(void)
+{
+	next_mmap_get();
+	next_munmap_get();
+	next_syscall_get();
+	next_ioctl_get();
+	next_fcntl_get();
+	next_fcntl64_get();
+	next_close_get();
+	next_dup2_get();
+	next_dup3_get();
+	next_close_range_get();
+	next_poll_get();
+	next_ppoll_get();
+	next_poll_chk_get();
+	next_ppoll_chk_get();
+	fastpath_init();
+}
+
+/* --- the cache of "not a uvcuse node" ----------------------------------------
+ * Keyed by the file's identity (st_dev, st_ino, st_rdev), whatever its fd
+ * number (a GPU's fd above 1023 is asked once, not at every mapping): a
+ * reused number misses unless it is the same file. A forked child inherits
+ * a cache that is right for it. Only negative answers are kept: a uvcuse
+ * node is asked for a token on every mapping anyway. Each slot is a
+ * seqlock: a reader that sees a write in progress treats it as a miss;
+ * writers that race skip; two files whose identities hash alike take the
+ * slot in turn (a miss costs one private ioctl). */
+#define CACHE_SLOTS 1024
 
 struct slot {
 	atomic_uint seq; /* odd while written */
 	_Atomic(uint64_t) dev, ino, rdev;
 };
-static struct slot cache[CACHE_FDS];
+static struct slot cache[CACHE_SLOTS];
+
+static struct slot *cache_slot(const struct stat *st)
+{
+	uint64_t h = (uint64_t)st->st_ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)st->st_rdev ^
+		     ((uint64_t)st->st_dev << 17);
+	return &cache[(h ^ (h >> 29)) % CACHE_SLOTS];
+}
 
 static bool cache_not_ours(int fd, const struct stat *st)
 {
-	if (fd >= CACHE_FDS)
-		return false;
-	struct slot *s = &cache[fd];
+	(void)fd;
+	struct slot *s = cache_slot(st);
 	unsigned seq = atomic_load_explicit(&s->seq, memory_order_acquire);
 	if (!seq || (seq & 1))
 		return false;
@@ -142,9 +175,8 @@ static bool cache_not_ours(int fd, const struct stat *st)
 
 static void cache_set_not_ours(int fd, const struct stat *st)
 {
-	if (fd >= CACHE_FDS)
-		return;
-	struct slot *s = &cache[fd];
+	(void)fd;
+	struct slot *s = cache_slot(st);
 	unsigned seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
 	if ((seq & 1) || !atomic_compare_exchange_strong(&s->seq, &seq, seq + 1))
 		return;
@@ -160,11 +192,13 @@ static bool maybe_node(int fd, struct stat *st)
 	return fstat(fd, st) == 0 && S_ISCHR(st->st_mode) && !cache_not_ours(fd, st);
 }
 
-/* The answer of a private ioctl tells whether fd is a uvcuse node: ENOTTY
- * (or EINVAL from drivers that check sizes first) means never. */
+/* The answer of a private ioctl tells whether fd is a uvcuse node: any
+ * refusal but a passing one (no memory, a signal, a caller gone, the
+ * daemon busy) means never: ENOTTY, or EINVAL, EPERM, EACCES... from
+ * drivers that check other things first. */
 static void judge(int fd, const struct stat *st, int err)
 {
-	if (err == ENOTTY || err == EINVAL)
+	if (err != EAGAIN && err != ENOMEM && err != EINTR && err != ESRCH && err != EBUSY)
 		cache_set_not_ours(fd, st);
 }
 

@@ -5,6 +5,7 @@
 #include "service/config.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -20,7 +21,10 @@ static void values_init(struct config_values *v)
 	v->name[0] = '\0';
 	v->ignore = v->log_level = v->convert = v->exclusive = v->linger = -1;
 	v->convert_threads = -1;
+	v->replug = -1;
 	v->has_quirks = -1;
+	v->max_opens_per_process = v->max_opens_per_user = v->max_channels_per_file = -1;
+	v->max_connections_per_user = v->connection_timeout_ms = v->max_buffer_mib_per_user = -1;
 }
 
 void config_init(struct config *cfg, config_warn_cb warn, void *warn_data)
@@ -94,6 +98,29 @@ static int parse_int(const char *value, long min, long max)
 	if (!value[0] || *end || errno || n < min || n > max)
 		return -1;
 	return (int)n;
+}
+
+/* The limits (uvcuse.conf(5)): whole numbers in a range. */
+static const struct limit_key {
+	const char *key;
+	size_t offset; /* of its int in struct config_values */
+	long min, max;
+} limit_keys[] = {
+	{ "max-opens-per-process", offsetof(struct config_values, max_opens_per_process), 1, 4096 },
+	{ "max-opens-per-user", offsetof(struct config_values, max_opens_per_user), 1, 65536 },
+	{ "max-channels-per-file", offsetof(struct config_values, max_channels_per_file), 1, 8 },
+	{ "max-connections-per-user", offsetof(struct config_values, max_connections_per_user), 1, 32 },
+	{ "connection-timeout", offsetof(struct config_values, connection_timeout_ms), 100, 60000 },
+	{ "max-buffer-memory-per-user", offsetof(struct config_values, max_buffer_mib_per_user), 16,
+	  1048576 },
+};
+
+static const struct limit_key *find_limit_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(limit_keys) / sizeof(limit_keys[0]); i++)
+		if (!strcmp(key, limit_keys[i].key))
+			return &limit_keys[i];
+	return NULL;
 }
 
 static int parse_bool(const char *s)
@@ -204,7 +231,15 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		return 1; /* in an unknown section, already warned about */
 	struct config_values *v = st->target;
 	int b;
-	if (!strcmp(key, "name")) {
+	const struct limit_key *lim = find_limit_key(key);
+	if (lim) {
+		int *field = (int *)((char *)v + lim->offset);
+		if ((*field = parse_int(value, lim->min, lim->max)) < 0) {
+			char range[48];
+			snprintf(range, sizeof(range), "%ld to %ld", lim->min, lim->max);
+			return fail(st, "%s wants a whole number from %s", key, range);
+		}
+	} else if (!strcmp(key, "name")) {
 		if (v == &st->cfg->global)
 			return fail(st, "name belongs in a [camera ...] section", NULL, NULL);
 		size_t n = strlen(value);
@@ -221,6 +256,11 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		if ((b = parse_bool(value)) < 0)
 			return fail(st, "%s wants yes or no, not '%s'", key, value);
 		*(key[0] == 'i' ? &v->ignore : key[0] == 'c' ? &v->convert : &v->exclusive) = b;
+	} else if (!strcmp(key, "replug")) {
+		if (!strcmp(value, "any-port") || !strcmp(value, "same-port"))
+			v->replug = value[0] == 'a' ? 0 : 1;
+		else
+			return fail(st, "replug wants any-port or same-port, not '%s'", value, NULL);
 	} else if (!strcmp(key, "linger")) {
 		if ((v->linger = parse_int(value, 0, 86400)) < 0)
 			return fail(st, "linger wants seconds from 0 to 86400, not '%s'", value, NULL);
@@ -307,11 +347,18 @@ static void apply(struct config_values *out, const struct config_values *v)
 		out->exclusive = v->exclusive;
 	if (v->linger >= 0)
 		out->linger = v->linger;
+	if (v->replug >= 0)
+		out->replug = v->replug;
 	if (v->convert_threads >= 0)
 		out->convert_threads = v->convert_threads;
 	if (v->has_quirks > 0) {
 		out->has_quirks = 1;
 		out->quirks = v->quirks;
+	}
+	for (size_t i = 0; i < sizeof(limit_keys) / sizeof(limit_keys[0]); i++) {
+		const int *from = (const int *)((const char *)v + limit_keys[i].offset);
+		if (*from >= 0)
+			*(int *)((char *)out + limit_keys[i].offset) = *from;
 	}
 }
 

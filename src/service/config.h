@@ -37,8 +37,12 @@
 struct config_values {
 	char name[41];
 	int ignore, log_level, convert, exclusive, linger, convert_threads;
+	int replug;      /* 0: any-port, 1: same-port (-1: unset) */
 	int has_quirks;  /* quirks set (0 or 1; -1 in a fresh struct too) */
 	uint32_t quirks; /* uvcvideo's quirk bits, replacing its device table's */
+	/* what one process or user may hold (device_limits; -1: unset) */
+	int max_opens_per_process, max_opens_per_user, max_channels_per_file;
+	int max_connections_per_user, connection_timeout_ms, max_buffer_mib_per_user;
 };
 
 /* Which cameras a [camera ...] section applies to; unset fields match all. */

@@ -106,6 +106,12 @@ static int load_config(struct cmdline *cl, struct config_values *values,
 	return 0;
 }
 
+/* A value from the files, or 0 (the device's default) when unset. */
+static unsigned or_default(int value)
+{
+	return value > 0 ? (unsigned)value : 0;
+}
+
 /* Each setting: the command line's, else the files', else the default. */
 static void merge_settings(const struct cmdline *cl, const struct config_values *values,
 			   struct resolved *out)
@@ -125,6 +131,16 @@ static void merge_settings(const struct cmdline *cl, const struct config_values 
 	}
 	cfg->linger = cl->linger >= 0 ? (unsigned)cl->linger :
 		      values->linger >= 0 ? (unsigned)values->linger : DEFAULT_LINGER_S;
+	cfg->replug = values->replug == 1 ? USB_REPLUG_SAME_PORT : USB_REPLUG_ANY_PORT;
+	/* the files' only; unset (-1) becomes 0, the device's default */
+	cfg->limits = (struct device_limits){
+		.opens_per_process = or_default(values->max_opens_per_process),
+		.opens_per_user = or_default(values->max_opens_per_user),
+		.channels_per_file = or_default(values->max_channels_per_file),
+		.connections_per_user = or_default(values->max_connections_per_user),
+		.connection_timeout_ms = or_default(values->connection_timeout_ms),
+		.buffer_mib_per_user = or_default(values->max_buffer_mib_per_user),
+	};
 }
 
 /* The state directory, absolute, made the daemon's user's when it drops

@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/accept.h"
 #include "core/log.h"
 #include "core/loop.h"
 
@@ -25,6 +26,7 @@ struct status_server {
 	char path[108];
 	status_get_cb get;
 	void *data;
+	struct accept_reserve reserve; /* an fd to shed connections with at EMFILE */
 };
 
 int status_socket_path(const char *runtime_dir, const char *node, char *out, size_t len)
@@ -46,7 +48,9 @@ static void on_accept(void *data, uint32_t events)
 	struct status_server *srv = data;
 	(void)events;
 	for (int i = 0; i < ACCEPTS_PER_WAKE; i++) {
-		int c = accept4(srv->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int c = accept_or_shed(srv->fd, &srv->reserve);
+		if (c == -EMFILE || c == -ENFILE)
+			continue; /* shed, logged */
 		if (c < 0)
 			return; /* EAGAIN: all served; others: the next wake-up */
 		struct device_status st;
@@ -72,6 +76,7 @@ int status_server_new(struct loop *loop, const char *runtime_dir, const char *no
 	srv->get = get;
 	srv->data = data;
 	srv->fd = -1;
+	accept_reserve_init(&srv->reserve, "status socket");
 	int err = status_socket_path(runtime_dir, node, srv->path, sizeof(srv->path));
 	if (err < 0)
 		goto fail;
@@ -115,6 +120,7 @@ int status_server_new(struct loop *loop, const char *runtime_dir, const char *no
 fail:
 	if (srv->fd >= 0)
 		close(srv->fd);
+	accept_reserve_free(&srv->reserve);
 	free(srv);
 	return err;
 }
@@ -126,5 +132,6 @@ void status_server_free(struct status_server *srv)
 	loop_remove(srv->loop, srv->fd);
 	close(srv->fd);
 	unlink(srv->path);
+	accept_reserve_free(&srv->reserve);
 	free(srv);
 }

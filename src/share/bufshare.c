@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/accept.h"
 #include "core/loop.h"
+#include "core/process.h"
 
 struct token {
 	void *file;
@@ -33,6 +35,7 @@ struct conn {
 	int fd;
 	pid_t pid;
 	uid_t uid;
+	uint64_t since_ms; /* accepted (CLOCK_MONOTONIC) */
 };
 
 struct bufshare {
@@ -46,6 +49,8 @@ struct bufshare {
 	size_t n_tokens, cap_tokens;
 	uint64_t serial;
 	struct conn *conns[BUFSHARE_MAX_CONNS];
+	struct bufshare_limits limits;
+	struct accept_reserve reserve; /* an fd to shed connections with at EMFILE */
 	gid_t gid; /* the socket's group */
 	struct log_limit refusal_limit; /* refusal lines: at most a few a second */
 };
@@ -59,27 +64,6 @@ static bool refusal_log_ok(struct bufshare *bs)
 
 /* --- tokens -------------------------------------------------------------- */
 
-pid_t bufshare_tgid(pid_t tid)
-{
-	char path[64], line[128];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (tid <= 0)
-		return -ESRCH;
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	pid_t tgid = -ESRCH;
-	while (fgets(line, sizeof(line), f)) {
-		int v;
-		if (sscanf(line, "Tgid: %d", &v) == 1) {
-			tgid = v;
-			break;
-		}
-	}
-	fclose(f);
-	return tgid;
-}
-
 static void token_drop(struct bufshare *bs, size_t i)
 {
 	bs->tokens[i] = bs->tokens[--bs->n_tokens];
@@ -90,10 +74,11 @@ int bufshare_hello(struct bufshare *bs, void *file, pid_t pid, uid_t uid,
 {
 	/* The caller is blocked in this ioctl, so its thread id names it
 	 * now; SO_PEERCRED will show its thread group. */
-	pid_t tgid = bufshare_tgid(pid);
-	if (tgid < 0)
-		return tgid;
-	struct token t = { .file = file, .tgid = tgid, .uid = uid, .serial = ++bs->serial };
+	struct process_id who;
+	int err = process_identify(pid, &who);
+	if (err)
+		return err;
+	struct token t = { .file = file, .tgid = who.tgid, .uid = uid, .serial = ++bs->serial };
 	if (getrandom(t.bytes, sizeof(t.bytes), 0) != (ssize_t)sizeof(t.bytes))
 		return -EAGAIN;
 	/* Bounded per file: an app looping on HELLO cannot grow the daemon. */
@@ -336,20 +321,53 @@ static bool peer_uid_ok(const struct bufshare *bs, uid_t uid)
 	return false;
 }
 
-static int conns_of(const struct bufshare *bs, pid_t pid)
+static uint64_t now_ms(void)
 {
-	int n = 0;
-	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++)
-		n += bs->conns[i] && bs->conns[i]->pid == pid;
-	return n;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int free_slot(const struct bufshare *bs)
+/* Connections that waited longer than the limit for their request are
+ * closed: the slots they held are free again. */
+static void close_idle(struct bufshare *bs, uint64_t now)
 {
-	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++)
-		if (!bs->conns[i])
-			return i;
-	return -1;
+	unsigned closed = 0;
+	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++) {
+		struct conn *c = bs->conns[i];
+		if (c && now - c->since_ms > bs->limits.idle_ms) {
+			conn_close(c);
+			closed++;
+		}
+	}
+	if (closed && refusal_log_ok(bs))
+		log_warn("buffer socket: closed %u connections that sent no request within %u ms",
+			 closed, bs->limits.idle_ms);
+}
+
+/* Why a new connection of pid and uid gets no slot, or NULL; its slot in *slot. */
+static const char *no_slot_for(const struct bufshare *bs, pid_t pid, uid_t uid, int *slot)
+{
+	unsigned of_pid = 0, of_uid = 0, used = 0;
+	*slot = -1;
+	for (int i = 0; i < BUFSHARE_MAX_CONNS; i++) {
+		const struct conn *c = bs->conns[i];
+		if (!c) {
+			if (*slot < 0)
+				*slot = i;
+			continue;
+		}
+		used++;
+		of_pid += c->pid == pid;
+		of_uid += c->uid == uid;
+	}
+	if (of_pid >= bs->limits.conns_per_process)
+		return "the process has as many connections waiting as it may";
+	if (of_uid >= bs->limits.conns_per_uid)
+		return "the user has as many connections waiting as it may";
+	if (used >= bs->limits.conns || *slot < 0)
+		return "the table of waiting connections is full";
+	return NULL;
 }
 
 static void on_listen(void *data, uint32_t events)
@@ -360,12 +378,12 @@ static void on_listen(void *data, uint32_t events)
 	 * other work (frames, CUSE requests); the rest waits for the next
 	 * wake-up (level-triggered). */
 	for (int n = 0; n < BUFSHARE_ACCEPTS_PER_WAKE; n++) {
-		int fd = accept4(bs->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept_or_shed(bs->fd, &bs->reserve);
+		if (fd == -EMFILE || fd == -ENFILE)
+			continue; /* shed, logged: the next one may find an fd */
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno != EAGAIN)
-				log_warn("buffer socket: accept: %s", strerror(errno));
+			if (fd != -EAGAIN && refusal_log_ok(bs))
+				log_warn("buffer socket: accept: %s", strerror(-fd));
 			return;
 		}
 		struct ucred cred;
@@ -381,20 +399,17 @@ static void on_listen(void *data, uint32_t events)
 			close(fd);
 			continue;
 		}
-		if (conns_of(bs, cred.pid) >= BUFSHARE_CONNS_PER_PROCESS) {
+		/* Over a limit, the new connection is refused; the waiting
+		 * ones keep their slots until they time out (evicting one
+		 * that may still send its request would fail an mmap). */
+		uint64_t now = now_ms();
+		close_idle(bs, now);
+		int slot;
+		const char *why = no_slot_for(bs, cred.pid, cred.uid, &slot);
+		if (why) {
 			if (refusal_log_ok(bs))
-				log_warn("buffer socket: refused pid %d: it has %d connections waiting",
-					 (int)cred.pid, BUFSHARE_CONNS_PER_PROCESS);
-			close(fd);
-			continue;
-		}
-		/* Full: the new connection is refused; the waiting ones keep
-		 * their slots (evicting them would fail a legitimate mmap). */
-		int slot = free_slot(bs);
-		if (slot < 0) {
-			if (refusal_log_ok(bs))
-				log_warn("buffer socket: refused pid %d: %d connections waiting",
-					 (int)cred.pid, BUFSHARE_MAX_CONNS);
+				log_warn("buffer socket: refused pid %d uid %u: %s", (int)cred.pid,
+					 (unsigned)cred.uid, why);
 			close(fd);
 			continue;
 		}
@@ -404,9 +419,17 @@ static void on_listen(void *data, uint32_t events)
 			close(fd);
 			continue;
 		}
-		*c = (struct conn){ .bs = bs, .fd = fd, .pid = cred.pid, .uid = cred.uid };
+		*c = (struct conn){ .bs = bs, .fd = fd, .pid = cred.pid, .uid = cred.uid,
+				    .since_ms = now };
 		bs->conns[slot] = c;
 	}
+}
+
+void bufshare_set_limits(struct bufshare *bs, const struct bufshare_limits *limits)
+{
+	bs->limits = *limits;
+	if (bs->limits.conns > BUFSHARE_MAX_CONNS)
+		bs->limits.conns = BUFSHARE_MAX_CONNS;
 }
 
 size_t bufshare_conns(const struct bufshare *bs)
@@ -487,6 +510,9 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 	bs->ctx = ctx;
 	bs->fd = -1;
 	bs->gid = getegid();
+	accept_reserve_init(&bs->reserve, "buffer socket");
+	bs->limits = (struct bufshare_limits){ BUFSHARE_MAX_CONNS, BUFSHARE_CONNS_PER_PROCESS,
+					       BUFSHARE_CONNS_PER_UID, BUFSHARE_IDLE_MS };
 	int err;
 	if ((size_t)snprintf(bs->path, sizeof(bs->path), "%s/%s.sock", dir, name) >=
 	    sizeof(bs->path)) {
@@ -518,6 +544,7 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 fail:
 	if (bs->fd >= 0)
 		close(bs->fd);
+	accept_reserve_free(&bs->reserve);
 	free(bs);
 	return err;
 }
@@ -533,6 +560,7 @@ void bufshare_free(struct bufshare *bs)
 		loop_remove(bs->loop, bs->fd);
 	close(bs->fd);
 	unlink(bs->path);
+	accept_reserve_free(&bs->reserve);
 	free(bs->tokens);
 	free(bs);
 }

@@ -43,12 +43,26 @@ typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid, int
 /* Tokens a file may hold unused; the oldest is dropped beyond. */
 #define BUFSHARE_TOKENS_PER_FILE 8
 /* Connections waiting for their request; a new one is refused beyond
- * (never an older one dropped). */
+ * (never an older one dropped while it may still send its request). */
 #define BUFSHARE_MAX_CONNS 32
 /* Connections one process may have waiting: one process cannot fill the
  * table and starve other apps' mmaps (the library uses one at a time per
  * thread that maps). */
 #define BUFSHARE_CONNS_PER_PROCESS 4
+/* Connections one user may have waiting, all its processes together: a
+ * user's children cannot fill the table either. */
+#define BUFSHARE_CONNS_PER_UID 16
+/* How long a connection may wait before its request: the library sends it
+ * as soon as it is connected; one that has not is closed when a newcomer
+ * needs its slot, so an idle connection holds a slot this long at most. */
+#define BUFSHARE_IDLE_MS 2000
+
+struct bufshare_limits {
+	unsigned conns;             /* at most BUFSHARE_MAX_CONNS */
+	unsigned conns_per_process;
+	unsigned conns_per_uid;
+	unsigned idle_ms;
+};
 /* Connections accepted per wake-up of the loop. */
 #define BUFSHARE_ACCEPTS_PER_WAKE 8
 
@@ -60,6 +74,8 @@ typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid, int
  * (-ENAMETOOLONG, -EACCES...), logged. */
 int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 		 bufshare_lookup_cb lookup, void *ctx, struct bufshare **out);
+/* The limits on waiting connections (the defaults above until then). */
+void bufshare_set_limits(struct bufshare *bs, const struct bufshare_limits *limits);
 /* Without it, a channel request is refused (-EOPNOTSUPP). */
 void bufshare_set_channel(struct bufshare *bs, bufshare_channel_cb channel);
 /* Stops listening, removes the socket, forgets every token. */
@@ -102,8 +118,6 @@ int bufshare_parse_request(const void *msg, size_t len, struct uvcuse_buf_reques
  * user), the reason logged (at most 5 lines a second). */
 int bufshare_authorize(struct bufshare *bs, const struct uvcuse_buf_request *req, pid_t peer_pid,
 		       uid_t peer_uid, void **file);
-/* The process (thread group) of thread tid, from /proc; -errno. */
-pid_t bufshare_tgid(pid_t tid);
 /* Unused tokens held now (for tests). */
 size_t bufshare_tokens(const struct bufshare *bs);
 /* Connections waiting for their request now (for tests). */

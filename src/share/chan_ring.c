@@ -21,6 +21,7 @@ struct chan_ring {
 	uint32_t applied;       /* entries of gen whose take was applied */
 	uint32_t consumed;      /* posted QBUFs run */
 	uint64_t posts_run;     /* for the counters */
+	uint64_t posts_skipped; /* after a refused one, in the same batch */
 	bool posts_broken;      /* 'posted' written wrong: no more posts run */
 	bool running_posts;     /* inside run_posts (q->qbuf must not nest it) */
 	uint32_t qbuf_seq;      /* the seqlock over qbuf[] and qbuf_valid */
@@ -206,7 +207,11 @@ static unsigned apply_to(struct chan_ring *ring, const struct chan_ring_queue *q
 }
 
 /* Runs the QBUFs the library posted since the last call, up to posted,
- * in order. */
+ * in order. A refused one ends the batch: the rest are consumed unrun.
+ * The library posts only buffers it holds, so what refuses one (an
+ * unplug, a stream error) refuses the rest too; and a peer storing posts
+ * of garbage (a store each, a QBUF of the daemon's each) costs the daemon
+ * one QBUF per ring and apply, not a ring's worth (issue 29, finding 5). */
 static void run_posts(struct chan_ring *ring, const struct chan_ring_queue *q, uint32_t posted)
 {
 	static struct log_limit limit;
@@ -226,8 +231,12 @@ static void run_posts(struct chan_ring *ring, const struct chan_ring_queue *q, u
 		ring->consumed++;
 		/* read before the slot is given back: release */
 		__atomic_store_n(&ring->r->consumed, ring->consumed, __ATOMIC_RELEASE);
-		q->qbuf(q->ctx, p.index, p.flags); /* the queue checks it as any QBUF */
 		ring->posts_run++;
+		if (q->qbuf(q->ctx, p.index, p.flags) < 0) { /* checked as any QBUF */
+			ring->posts_skipped += posted - ring->consumed;
+			ring->consumed = posted;
+			__atomic_store_n(&ring->r->consumed, ring->consumed, __ATOMIC_RELEASE);
+		}
 	}
 	ring->running_posts = false;
 }
@@ -252,6 +261,11 @@ unsigned chan_ring_apply(struct chan_ring *ring, const struct chan_ring_queue *q
 uint64_t chan_ring_posts_run(const struct chan_ring *ring)
 {
 	return ring->posts_run;
+}
+
+uint64_t chan_ring_posts_skipped(const struct chan_ring *ring)
+{
+	return ring->posts_skipped;
 }
 
 unsigned chan_ring_revoke(struct chan_ring *ring, const struct chan_ring_queue *q)

@@ -64,8 +64,9 @@ int chan_ring_memfd(const struct chan_ring *ring);
 struct uvcuse_ring *chan_ring_shared(struct chan_ring *ring);
 /* The peer broke the protocol: nothing more is published or applied. */
 bool chan_ring_broken(const struct chan_ring *ring);
-/* Posted QBUFs run so far. */
+/* Posted QBUFs run so far, and those consumed unrun after a refused one. */
 uint64_t chan_ring_posts_run(const struct chan_ring *ring);
+uint64_t chan_ring_posts_skipped(const struct chan_ring *ring);
 
 /* Dequeues (q->dequeue) the buffers the library took since the last call,
  * checking each is the one published, then runs (q->qbuf) the QBUFs it

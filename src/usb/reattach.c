@@ -14,14 +14,25 @@
 
 #include "usb/internal.h"
 
+bool usb_replug_candidate(const struct usb_camera_id *was, const struct usb_seen_device *seen,
+			  enum usb_replug_rule rule)
+{
+	if (seen->vid != was->vid || seen->pid != was->pid || strcmp(seen->serial, was->serial))
+		return false;
+	/* without a serial, the port is all that tells two of a model apart */
+	if (rule == USB_REPLUG_SAME_PORT || !was->serial[0])
+		return !strcmp(seen->port_path, was->port_path);
+	return true;
+}
+
 /* The camera come back, found in sysfs rather than in libusb's device
  * list: libusb keeps that list from udevd's netlink events, which never
  * reach a daemon in a private network namespace (the shipped unit). The
- * same VID:PID and serial, or without a serial the same port. Opens its
- * usbfs node: the file, with its sysfs name in port_path (32 bytes), or
- * -ENODEV when it is not there, or open's -errno. */
-static int open_again(const struct usb_camera *cam, char *port_path, uint8_t *bus,
-		      uint8_t *address)
+ * device the rule allows (usb_replug_candidate). Opens its usbfs node:
+ * the file, with its sysfs name in port_path (32 bytes), or -ENODEV when
+ * it is not there, or open's -errno. */
+static int open_again(const struct usb_camera *cam, enum usb_replug_rule rule, char *port_path,
+		      uint8_t *bus, uint8_t *address)
 {
 	DIR *dir = opendir(SYSFS_USB);
 	if (!dir)
@@ -33,20 +44,15 @@ static int open_again(const struct usb_camera *cam, char *port_path, uint8_t *bu
 		if (!isdigit((unsigned char)e->d_name[0]) || strchr(e->d_name, ':') ||
 		    strlen(e->d_name) >= sizeof(cam->id.port_path))
 			continue;
-		char text[128];
+		char text[128], serial[sizeof(cam->id.serial)];
+		struct usb_seen_device seen = { .serial = serial, .port_path = e->d_name };
 		usb_sysfs_read(e->d_name, "idVendor", text, sizeof(text));
-		if (strtoul(text, NULL, 16) != cam->id.vid)
-			continue;
+		seen.vid = (uint16_t)strtoul(text, NULL, 16);
 		usb_sysfs_read(e->d_name, "idProduct", text, sizeof(text));
-		if (strtoul(text, NULL, 16) != cam->id.pid)
+		seen.pid = (uint16_t)strtoul(text, NULL, 16);
+		usb_sysfs_read(e->d_name, "serial", serial, sizeof(serial));
+		if (!usb_replug_candidate(&cam->id, &seen, rule))
 			continue;
-		if (cam->id.serial[0]) {
-			usb_sysfs_read(e->d_name, "serial", text, sizeof(text));
-			if (strcmp(text, cam->id.serial))
-				continue;
-		} else if (strcmp(e->d_name, cam->id.port_path)) {
-			continue;
-		}
 		usb_sysfs_read(e->d_name, "busnum", text, sizeof(text));
 		unsigned long b = strtoul(text, NULL, 10);
 		usb_sysfs_read(e->d_name, "devnum", text, sizeof(text));
@@ -69,14 +75,15 @@ static int open_again(const struct usb_camera *cam, char *port_path, uint8_t *bu
 	return r;
 }
 
-int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
+int usb_camera_reattach(struct usb_camera *cam, enum usb_replug_rule rule, char *err,
+			size_t errlen)
 {
 	snprintf(err, errlen, "not there");
 	if (!cam->gone)
 		return 0;
 	char port_path[sizeof(cam->id.port_path)];
 	uint8_t bus = 0, address = 0;
-	int fd = open_again(cam, port_path, &bus, &address);
+	int fd = open_again(cam, rule, port_path, &bus, &address);
 	if (fd < 0) {
 		if (fd != -ENODEV)
 			snprintf(err, errlen, "cannot open its usbfs node: %s", strerror(-fd));

@@ -95,15 +95,30 @@ void usb_camera_close(struct usb_camera *cam);
 /* Whether the camera was unplugged (a request or transfer met
  * LIBUSB_ERROR_NO_DEVICE). */
 bool usb_camera_gone(const struct usb_camera *cam);
-/* Takes back a camera that was unplugged and came back: the device of the
- * same VID:PID and serial (or, without a serial, in the same port) whose
- * configuration descriptor is byte for byte the one it had. Its stream,
+/* Which device is the camera come back (uvcuse(8), REPLUG): always the
+ * same VID:PID and serial (none, if it had none) and a configuration
+ * descriptor byte for byte the one it had; with USB_REPLUG_ANY_PORT
+ * anywhere when it has a serial (moved to another port), in its port when
+ * it has none; with USB_REPLUG_SAME_PORT only in the port it left. */
+enum usb_replug_rule { USB_REPLUG_ANY_PORT, USB_REPLUG_SAME_PORT };
+/* What sysfs says of a device, for the rule. */
+struct usb_seen_device {
+	uint16_t vid, pid;
+	const char *serial; /* "" when none */
+	const char *port_path;
+};
+bool usb_replug_candidate(const struct usb_camera_id *was, const struct usb_seen_device *seen,
+			  enum usb_replug_rule rule);
+/* Takes back a camera that was unplugged and came back: the device the
+ * rule allows (usb_replug_candidate) whose configuration descriptor is
+ * byte for byte the one it had. Its stream,
  * status endpoint and requests must be stopped (they are: usb_stream_stop,
  * usb_status_stop). Looks in sysfs and opens the usbfs node itself, as
  * libusb's device list may not know the device yet. 0: the camera is
  * served again (no stream, no status transfer); -ENODEV: not there (yet); -ESTALE: a different camera is
  * there (message in err); other -errno as usb_camera_open. */
-int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen);
+int usb_camera_reattach(struct usb_camera *cam, enum usb_replug_rule rule, char *err,
+			size_t errlen);
 
 /* Hotplug: on_arrival runs from the loop (outside libusb's event handling)
  * after a device of vid:pid arrives (libusb's hotplug, from udevd's netlink

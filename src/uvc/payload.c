@@ -105,6 +105,14 @@ void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uin
 	a->frame.cap = to ? cap : 0;
 }
 
+bool uvc_assembler_writing(const struct uvc_assembler *a, const uint8_t *buf, uint64_t *sequence)
+{
+	if (!buf || !a->frame.active || a->frame.buf != buf)
+		return false;
+	*sequence = a->frame.sequence;
+	return true;
+}
+
 void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes)
 {
 	a->expected = bytes;

@@ -171,6 +171,9 @@ void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap)
  * discarded as for a frame that started without one. */
 void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uint8_t *to,
 			       size_t cap);
+/* Whether a frame is being written into buf now (not just given as the
+ * spare); its sequence number in *sequence. */
+bool uvc_assembler_writing(const struct uvc_assembler *a, const uint8_t *buf, uint64_t *sequence);
 /* Expected frame size of uncompressed formats; 0 for compressed ones. */
 void uvc_assembler_set_expected(struct uvc_assembler *a, size_t bytes);
 

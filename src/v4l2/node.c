@@ -174,19 +174,20 @@ void node_destroy(struct node *n)
 	call_free(n);
 }
 
-int node_open_pid(struct node *n, struct node_file *f, pid_t pid)
+int node_open_process(struct node *n, struct node_file *f, pid_t pid, uint64_t start)
 {
 	memset(f, 0, sizeof(*f));
 	if (n->exclusive)
-		pid = 0;
+		pid = 0, start = 0;
 	struct node_proc *p = n->procs;
-	while (p && p->pid != pid)
+	while (p && (p->pid != pid || p->start != start))
 		p = p->next;
 	if (!p) {
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		p->pid = pid;
+		p->start = start;
 		vq_init(&p->queue, n->mem_ops, n->mem_data);
 		p->next = n->procs;
 		n->procs = p;
@@ -202,7 +203,7 @@ int node_open_pid(struct node *n, struct node_file *f, pid_t pid)
 
 int node_open(struct node *n, struct node_file *f)
 {
-	return node_open_pid(n, f, 0);
+	return node_open_process(n, f, 0, 0);
 }
 
 /* The queue stopped streaming by itself (REQBUFS, read restart): its

@@ -128,6 +128,7 @@ struct node_fmt {
  * owner. */
 struct node_proc {
 	pid_t pid;            /* thread group; 0: the daemon's, or exclusive */
+	uint64_t start;       /* when it started (node_open_process) */
 	unsigned files;
 	struct vq queue;
 	bool own_fmt;         /* S_FMT/S_PARM of this process set fmt */
@@ -238,10 +239,14 @@ void node_stream_failed(struct node *n);
  * their stream on it. */
 void node_source_change(struct node *n);
 
-/* A file of process pid (its thread group) opens: it joins that process's
- * queue (one for all under n->exclusive). 0 or -ENOMEM. node_open: the
- * daemon's own files and single-process users (pid 0). */
-int node_open_pid(struct node *n, struct node_file *f, pid_t pid);
+/* A file of process pid (its thread group), started at start (any value
+ * that differs between two processes that had the same ID: the device
+ * gives /proc's start time), opens: it joins that process's queue (one for
+ * all under n->exclusive). A later process with a reused ID is another
+ * process: it never joins the queue of one whose files are still open
+ * (passed on, inherited). 0 or -ENOMEM. node_open: the daemon's own files
+ * and single-process users (pid 0). */
+int node_open_process(struct node *n, struct node_file *f, pid_t pid, uint64_t start);
 int node_open(struct node *n, struct node_file *f);
 void node_release(struct node *n, struct node_file *f);
 

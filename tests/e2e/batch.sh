@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Several scenarios in one guest boot, one after the other, each as if it had
 # the guest to itself: its own process group (what it leaves running is
-# killed when it ends), its own time limit, an empty kernel log, its files in
-# /tmp removed afterwards. A boot costs about 6 s of TCG time (22 s under
+# killed when it ends), its own time limit, an empty kernel log; afterwards
+# its files in /tmp are removed, the users and groups it added forgotten
+# (/etc/passwd, group, shadow, gshadow as they were), and the daemon's
+# runtime and state directories it made removed (a daemon of another user
+# would find them not its own). A boot costs about 6 s of TCG time (22 s under
 # systemd), so CI groups the scenarios (tests/e2e/meson.build); each one is
 # still a test of its own under `meson test --setup scenario NAME`.
 # Ends with a table (scenario, status, seconds) and fails if any failed.
@@ -13,6 +16,22 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 SUMMARY=()
 FAILED=0
+ETC_SAVED=$(mktemp -d /tmp/batch-etc.XXXXXX)
+ACCOUNTS=(/etc/passwd /etc/group /etc/shadow /etc/gshadow)
+cp -a "${ACCOUNTS[@]}" "$ETC_SAVED/" 2>/dev/null
+FRESH_DIRS=()
+for dir in /run/uvcuse /var/lib/uvcuse; do
+	[ -e "$dir" ] || FRESH_DIRS+=("$dir")
+done
+
+# reset: the guest's accounts and the daemon's directories as the batch found them
+reset() {
+	local f
+	for f in "${ACCOUNTS[@]}"; do
+		[ ! -e "$ETC_SAVED/${f##*/}" ] || cp -a "$ETC_SAVED/${f##*/}" "$f"
+	done
+	rm -rf "${FRESH_DIRS[@]}" /tmp/scenario.*
+}
 
 # leftovers KILL_GROUP: whatever the scenario left running is stopped, the
 # processes of its group and any uvcuse program that detached from it.
@@ -43,7 +62,7 @@ scenario() {
 	wait "$group"
 	status=$?
 	leftovers "$group"
-	rm -rf /tmp/scenario.*
+	reset
 	local took=$((SECONDS - start)) verdict=ok
 	[ "$status" -eq 0 ] || verdict="FAIL (status $status$([ "$status" -eq 124 ] && echo ", timed out"))"
 	[ "$status" -eq 0 ] || FAILED=$((FAILED + 1))

@@ -100,7 +100,8 @@ kernel_node() {
 	local i dev
 	for ((i = 0; i < 150; i++)); do
 		for dev in /sys/class/video4linux/video*; do
-			[ -e "$dev/index" ] && [ "$(cat "$dev/index")" = 0 ] || continue
+			# (another lane's node may go between the test and the read)
+			[ "$(cat "$dev/index" 2>/dev/null)" = 0 ] || continue
 			[ "$(cat "$(readlink -f "$dev/device/..")/serial" 2>/dev/null)" = "$1" ] || continue
 			echo "/dev/$(basename "$dev")"
 			return
@@ -170,6 +171,17 @@ one_camera() {
 	knode=$(kernel_node "$serial")
 	if [ -n "$knode" ]; then
 		views "$knode" "$dir/kernel"
+		if ! grep -q '^\s*\[[0-9]*\]:' "$dir/kernel.formats"; then
+			# uvcvideo's node listed nothing (its probe starved of CPU by the
+			# other lane, or the node still being registered): the referee is
+			# asked once more, what it said first kept beside
+			dmesg | tail -n 40 >"$dir/dmesg-kernel-empty.log"
+			cp "$dir/kernel.formats" "$dir/kernel.formats.first"
+			sleep 2
+			knode=$(kernel_node "$serial")
+			[ -z "$knode" ] || views "$knode" "$dir/kernel"
+			echo "uvcvideo's views came back empty once: taken again" >"$dir/referee-retried"
+		fi
 		read -r fcc size <<<"$(first_streamable "$dir/kernel.formats")" || true
 		[ -z "$fcc" ] || kcap=$(capture "$knode" "$fcc" "$size" "$tmp/k.raw")
 		if [ -n "$referee" ]; then # uvcuse gets the camera as it is
@@ -232,6 +244,7 @@ one_camera() {
 	{
 		[ "$source" = parse ] || echo "impersonated from the lsusb text (the binary dump is damaged)"
 		[ -z "$referee" ] || echo "uvcvideo's lane: the vcam with $referee (cameras-referee.tsv)"
+		[ ! -e "$dir/referee-retried" ] || cat "$dir/referee-retried"
 		echo "formats $formats, controls $ctrls, info $info, capture kernel:$kcap uvcuse:$ucap (${fcc:-none} ${size:-}), compliance verdicts $verdicts"
 		echo "  totals: kernel $(cat "$dir/kernel.totals"); uvcuse $(cat "$dir/uvcuse.totals" 2>/dev/null); named: $named"
 	} >"$dir/summary"

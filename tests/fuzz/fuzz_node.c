@@ -453,7 +453,7 @@ static void step(struct harness *h)
 		} else {
 			f = malloc(sizeof(*f));
 			FUZZ_CHECK(f);
-			FUZZ_CHECK(node_open_pid(&h->n, f, file_pid(h, which)) == 0);
+			FUZZ_CHECK(node_open_process(&h->n, f, file_pid(h, which), 1) == 0);
 			h->files[which] = f;
 		}
 		break;
@@ -509,7 +509,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < MAX_FILES; i++) {
 		h->files[i] = malloc(sizeof(*h->files[i]));
 		FUZZ_CHECK(h->files[i]);
-		FUZZ_CHECK(node_open_pid(&h->n, h->files[i], file_pid(h, i)) == 0);
+		FUZZ_CHECK(node_open_process(&h->n, h->files[i], file_pid(h, i), 1) == 0);
 		h->nonblock[i] = true;
 	}
 	for (unsigned steps = 0; h->in.n && steps < 256; steps++) {

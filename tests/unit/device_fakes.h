@@ -44,6 +44,7 @@ struct fake_usb {
 	int open_err;                 /* usb_camera_open fails with it */
 	bool gone;                    /* unplugged */
 	int reattach_result;          /* usb_camera_reattach's answer */
+	enum usb_replug_rule reattach_rule; /* the rule it was asked with */
 	int inject;                   /* the next control request fails with it */
 	/* requests on endpoint 0, in order; the first is on the wire */
 	struct usb_ctrl_req *pending[FAKE_USB_PENDING];
@@ -79,6 +80,9 @@ unsigned fake_usb_answer_all(void);
 /* One whole frame of the running format through the stream's assembler, in
  * isochronous payloads; fid alternates per frame; bytes filled with fill. */
 void fake_usb_frame(uint8_t fill, bool error);
+/* The first bytes of the next frame (or more of the one begun): the
+ * frame stays open; fake_usb_frame sends the rest. */
+void fake_usb_frame_part(uint8_t fill, size_t bytes);
 
 /* --- the CUSE session ---------------------------------------------------- */
 
@@ -99,6 +103,7 @@ struct cuse_req {
 struct cuse_file {
 	int flags;
 	pid_t opener;
+	uid_t opener_uid;
 	void *data;               /* what ops->open returned */
 	unsigned poll_notified;
 };
@@ -116,6 +121,8 @@ extern struct fake_cuse fake_cuse;
 /* Opens a file of process pid (0: the test's own). NULL when refused
  * (*err: the errno). */
 struct cuse_file *fake_cuse_open(pid_t pid, int flags, int *err);
+/* The same, opened by user uid. */
+struct cuse_file *fake_cuse_open_as(pid_t pid, uid_t uid, int flags, int *err);
 void fake_cuse_release(struct cuse_file *f);
 /* An ioctl with arg (size bytes, copied); extra/extra_len as the table's
  * regions would bring them. The request stays the test's: free() it. */

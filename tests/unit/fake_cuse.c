@@ -110,6 +110,11 @@ pid_t cuse_file_opener(const struct cuse_file *file)
 	return file->opener;
 }
 
+uid_t cuse_file_opener_uid(const struct cuse_file *file)
+{
+	return file->opener_uid;
+}
+
 void cuse_file_set_flags(struct cuse_file *file, int flags)
 {
 	file->flags = flags;
@@ -117,10 +122,16 @@ void cuse_file_set_flags(struct cuse_file *file, int flags)
 
 struct cuse_file *fake_cuse_open(pid_t pid, int flags, int *err)
 {
+	return fake_cuse_open_as(pid, getuid(), flags, err);
+}
+
+struct cuse_file *fake_cuse_open_as(pid_t pid, uid_t uid, int flags, int *err)
+{
 	struct cuse_file *f = calloc(1, sizeof(*f));
 	ck_assert_ptr_nonnull(f);
 	f->flags = flags;
 	f->opener = pid ? pid : getpid();
+	f->opener_uid = uid;
 	int res = fake_cuse.ops->open(fake_cuse.ctx, f, flags, &f->data);
 	if (err)
 		*err = -res;

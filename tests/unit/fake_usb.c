@@ -131,9 +131,11 @@ bool usb_camera_gone(const struct usb_camera *cam)
 	return fake_usb.gone;
 }
 
-int usb_camera_reattach(struct usb_camera *cam, char *err, size_t errlen)
+int usb_camera_reattach(struct usb_camera *cam, enum usb_replug_rule rule, char *err,
+			size_t errlen)
 {
 	(void)cam;
+	fake_usb.reattach_rule = rule;
 	if (fake_usb.reattach_result)
 		snprintf(err, errlen, "fake reattach: %s", strerror(-fake_usb.reattach_result));
 	else
@@ -346,20 +348,41 @@ void usb_status_get_stats(const struct usb_camera *cam, struct usb_status_stats 
 	memset(st, 0, sizeof(*st));
 }
 
-void fake_usb_frame(uint8_t fill, bool error)
+static bool frame_fid;
+static size_t frame_sent; /* bytes of the open frame sent */
+
+/* bytes more of the frame, in payloads of at most 3000; the frame's last
+ * byte ends it (EOF) */
+static void send_frame_bytes(uint8_t fill, size_t bytes, bool error)
 {
-	static bool fid;
 	ck_assert(fake_usb.streaming);
-	size_t left = fake_usb.committed.max_video_frame_size;
+	size_t size = fake_usb.committed.max_video_frame_size;
+	ck_assert_uint_le(frame_sent + bytes, size);
 	uint8_t packet[2 + 3000];
 	memset(packet + 2, fill, sizeof(packet) - 2);
-	while (left) {
-		size_t n = left < sizeof(packet) - 2 ? left : sizeof(packet) - 2;
-		left -= n;
+	while (bytes) {
+		size_t n = bytes < sizeof(packet) - 2 ? bytes : sizeof(packet) - 2;
+		bytes -= n;
+		frame_sent += n;
+		bool eof = frame_sent == size;
 		packet[0] = 2;
-		packet[1] = (uint8_t)(UVC_STREAM_EOH | (fid ? UVC_STREAM_FID : 0) |
-				      (left ? 0 : UVC_STREAM_EOF) | (error ? UVC_STREAM_ERR : 0));
+		packet[1] = (uint8_t)(UVC_STREAM_EOH | (frame_fid ? UVC_STREAM_FID : 0) |
+				      (eof ? UVC_STREAM_EOF : 0) | (error ? UVC_STREAM_ERR : 0));
 		uvc_assembler_packet(fake_usb.assembler, packet, 2 + n);
 	}
-	fid = !fid;
+	if (frame_sent == size) {
+		frame_sent = 0;
+		frame_fid = !frame_fid;
+	}
+}
+
+void fake_usb_frame(uint8_t fill, bool error)
+{
+	send_frame_bytes(fill, fake_usb.committed.max_video_frame_size - frame_sent, error);
+}
+
+void fake_usb_frame_part(uint8_t fill, size_t bytes)
+{
+	ck_assert_uint_lt(frame_sent + bytes, fake_usb.committed.max_video_frame_size);
+	send_frame_bytes(fill, bytes, false);
 }

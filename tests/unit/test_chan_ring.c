@@ -29,6 +29,7 @@ struct fake_queue {
 	/* posted QBUFs run: index, flags, and how many dequeues came before */
 	unsigned qbuf_index[4096], qbuf_flags[4096], qbuf_after[4096], n_qbuf;
 	bool flags_are_sequence; /* the race test posts each frame's sequence */
+	bool refuse_none;        /* buffer 30 is no different (the race test) */
 	bool qbuf_before_take;   /* a posted QBUF ran before its take was applied */
 	void (*on_dequeue)(void); /* the peer acting while the daemon dequeues */
 };
@@ -99,7 +100,7 @@ static int fake_qbuf(void *ctx, unsigned index, uint32_t flags)
 		f->qbuf_after[f->n_qbuf] = f->dequeued;
 		f->n_qbuf++;
 	}
-	return index == 30 ? -EINVAL : 0;
+	return index == 30 && !f->refuse_none ? -EINVAL : 0;
 }
 
 static struct fake_queue fq;
@@ -240,8 +241,10 @@ START_TEST(posts_run_in_order_after_takes)
 	chan_ring_revoke(ring, &q);
 	chan_ring_publish(ring, &q);
 	ck_assert_uint_eq(fq.n_qbuf, 2); /* once */
-	/* a QBUF the queue refuses is its business: the ring goes on */
+	/* a QBUF the queue refuses is its business: the ring goes on (the
+	 * rest of its batch is skipped: refused_post_ends_its_batch) */
 	ck_assert(post(30, 0));
+	chan_ring_apply(ring, &q);
 	ck_assert(post(1, 0));
 	chan_ring_apply(ring, &q);
 	ck_assert_uint_eq(fq.n_qbuf, 4);
@@ -343,7 +346,7 @@ END_TEST
 START_TEST(posts_wait_for_room)
 {
 	for (unsigned i = 0; i < UVCUSE_RING_ENTRIES; i++)
-		ck_assert(post(i, i));
+		ck_assert(post(i % 30, i)); /* none the queue refuses */
 	ck_assert(!post(0, 0));
 	chan_ring_apply(ring, &q);
 	ck_assert_uint_eq(fq.n_qbuf, UVCUSE_RING_ENTRIES);
@@ -369,6 +372,30 @@ START_TEST(scribbled_posts)
 	chan_ring_apply(ring, &q);
 	ck_assert(chan_ring_broken(ring));
 	ck_assert_uint_eq(fq.n_qbuf, 3);
+}
+END_TEST
+
+/* Issue 29, finding 5: a peer that keeps storing a ring's worth of posts
+ * the queue refuses costs the daemon one QBUF per apply, not 32: a refused
+ * post ends its batch. Posts after the batch run again. */
+START_TEST(refused_post_ends_its_batch)
+{
+	for (unsigned i = 0; i < UVCUSE_RING_ENTRIES; i++)
+		shared->post[i].index = 30; /* refused by the fake queue */
+	uint32_t posted = 0;
+	for (unsigned apply = 1; apply <= 10; apply++) {
+		posted += UVCUSE_RING_ENTRIES;
+		__atomic_store_n(&shared->posted, posted, __ATOMIC_RELEASE);
+		chan_ring_apply(ring, &q);
+		ck_assert_uint_eq(fq.n_qbuf, apply);
+		ck_assert_uint_eq(__atomic_load_n(&shared->consumed, __ATOMIC_ACQUIRE), posted);
+	}
+	ck_assert_uint_eq(chan_ring_posts_skipped(ring), 10 * (UVCUSE_RING_ENTRIES - 1));
+	ck_assert(!chan_ring_broken(ring));
+	ck_assert(post(3, 0x7)); /* a good one, later: run */
+	chan_ring_apply(ring, &q);
+	ck_assert_uint_eq(fq.n_qbuf, 11);
+	ck_assert_uint_eq(fq.qbuf_index[10], 3);
 }
 END_TEST
 
@@ -400,6 +427,7 @@ static void *poster(void *arg)
 
 START_TEST(posts_race_takes)
 {
+	fq.refuse_none = true; /* every post runs: none ends a batch */
 	fq.flags_are_sequence = true;
 	posting = true;
 	pthread_t t;
@@ -593,6 +621,7 @@ int main(void)
 	tcase_add_test(tc, posts_wait_for_room);
 	tcase_add_test(tc, doorbell_rings_for_sleepers);
 	tcase_add_test(tc, scribbled_posts);
+	tcase_add_test(tc, refused_post_ends_its_batch);
 	tcase_add_test(tc, posts_race_takes);
 	tcase_add_test(tc, revoked_entries_stay_queued);
 	tcase_add_test(tc, queue_error_revokes);

@@ -147,6 +147,45 @@ static void expect_refused(const char *text, int line, const char *reason)
 	config_free(&cfg);
 }
 
+/* The limits (issue 29, finding 2) and the replug rule (finding 10): a
+ * camera section over the defaults; unset ones stay -1. */
+START_TEST(limits_and_replug)
+{
+	const char *path = write_file("uvcuse.conf",
+				      "[uvcuse]\n"
+				      "max-opens-per-process = 8\n"
+				      "max-buffer-memory-per-user = 256\n"
+				      "replug = same-port\n"
+				      "[camera serial=ABC]\n"
+				      "max-opens-per-process = 4\n"
+				      "max-opens-per-user = 40\n"
+				      "max-channels-per-file = 2\n"
+				      "max-connections-per-user = 6\n"
+				      "connection-timeout = 500\n"
+				      "replug = any-port\n");
+	struct config cfg;
+	struct warnings w = { 0 };
+	config_init(&cfg, collect, &w);
+	char err[256] = "";
+	ck_assert_msg(config_parse_file(&cfg, path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(w.count, 0);
+	struct config_values v;
+	config_resolve(&cfg, &cam_abc, &v);
+	ck_assert_int_eq(v.max_opens_per_process, 4);
+	ck_assert_int_eq(v.max_opens_per_user, 40);
+	ck_assert_int_eq(v.max_channels_per_file, 2);
+	ck_assert_int_eq(v.max_connections_per_user, 6);
+	ck_assert_int_eq(v.connection_timeout_ms, 500);
+	ck_assert_int_eq(v.max_buffer_mib_per_user, 256);
+	ck_assert_int_eq(v.replug, 0);
+	config_resolve(&cfg, &cam_other, &v);
+	ck_assert_int_eq(v.max_opens_per_process, 8);
+	ck_assert_int_eq(v.max_opens_per_user, -1);
+	ck_assert_int_eq(v.replug, 1);
+	config_free(&cfg);
+}
+END_TEST
+
 START_TEST(bad_values_name_their_line)
 {
 	expect_refused("[uvcuse]\nconvert = maybe\n", 2, "convert wants yes or no, not 'maybe'");
@@ -158,6 +197,12 @@ START_TEST(bad_values_name_their_line)
 	expect_refused("[camera serial=A]\nlinger = 10s\n", 2, "linger wants seconds");
 	expect_refused("[camera serial=A]\nname = camera\n", 2, "name wants videoN");
 	expect_refused("[uvcuse]\nname = video3\n", 2, "name belongs in a [camera ...] section");
+	expect_refused("[uvcuse]\nmax-opens-per-process = 0\n", 2,
+		       "max-opens-per-process wants a whole number from 1 to 4096");
+	expect_refused("[uvcuse]\nmax-channels-per-file = 9\n", 2,
+		       "max-channels-per-file wants a whole number from 1 to 8");
+	expect_refused("[uvcuse]\nconnection-timeout = 2s\n", 2, "connection-timeout wants");
+	expect_refused("[uvcuse]\nreplug = anywhere\n", 2, "replug wants any-port or same-port");
 	expect_refused("[camera vendor=1]\nignore = yes\n", 2, "section [camera vendor=1]");
 	expect_refused("[camera id=12345:1]\nignore = yes\n", 2, "section [camera id=12345:1]");
 	expect_refused("[camera]\nignore = yes\n", 2, "section [camera] needs");
@@ -257,6 +302,7 @@ int main(void)
 	TCase *tc = tcase_create("config");
 	tcase_add_checked_fixture(tc, setup_dir, teardown_dir);
 	tcase_add_test(tc, good_file);
+	tcase_add_test(tc, limits_and_replug);
 	tcase_add_test(tc, unknown_key_warns);
 	tcase_add_test(tc, bad_values_name_their_line);
 	tcase_add_test(tc, confd_order_and_override);

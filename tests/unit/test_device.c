@@ -29,6 +29,7 @@
 static struct loop *loop;
 static struct device *dev;
 static char state_dir[64];
+static struct device_limits limits; /* zero: the defaults */
 
 static struct device_config config(unsigned linger)
 {
@@ -39,6 +40,7 @@ static struct device_config config(unsigned linger)
 		.convert_threads = 1,
 		.linger = linger,
 		.settings = { .dir = state_dir },
+		.limits = limits,
 	};
 }
 
@@ -61,6 +63,14 @@ static void setup(void)
 static void setup_exit_on_unplug(void)
 {
 	start(0);
+}
+
+static void setup_limited(void)
+{
+	limits = (struct device_limits){ .opens_per_process = 2, .opens_per_user = 3,
+					 .buffer_mib_per_user = 16 };
+	start(30);
+	limits = (struct device_limits){ 0 };
 }
 
 static void remove_dir(const char *path)
@@ -620,7 +630,10 @@ START_TEST(two_processes_share_the_stream)
 	ck_assert_int_eq(ra->result, 0);
 	ck_assert_int_eq(rb->result, 0);
 	ck_assert_uint_eq(buf_of(ra)->bytesused, buf_of(rb)->bytesused);
-	ck_assert_uint_eq(dev->stats.bytes_copied_after, buf_of(rb)->bytesused);
+	/* b came before the frame began: a's buffer, only given, was taken
+	 * back and the frame assembled in the fan-out buffer, a copy for each
+	 * (never one from a's own buffer, which a can write) */
+	ck_assert_uint_eq(dev->stats.bytes_copied_after, 2 * buf_of(rb)->bytesused);
 	struct device_status st = status();
 	ck_assert_uint_eq(st.streams[0].frames, 1); /* each process got the frame */
 	ck_assert_uint_eq(st.streams[1].frames, 1);
@@ -630,6 +643,76 @@ START_TEST(two_processes_share_the_stream)
 	ck_assert(fake_usb.streaming); /* b still streams */
 	fake_cuse_release(b);
 	ck_assert(!fake_usb.streaming);
+}
+END_TEST
+
+/* The bytes of the buffer a DQBUF of file f answered. */
+static const uint8_t *dequeued_bytes(struct cuse_file *f, const struct cuse_req *req)
+{
+	struct dev_file *df = f->data;
+	return df->nf.proc->queue.buffers[buf_of(req)->index].mem;
+}
+
+static bool all_bytes(const uint8_t *p, size_t n, uint8_t value)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != value)
+			return false;
+	return true;
+}
+
+/* Issue 29, finding 4: a process that joins while a frame is written into
+ * another process's own buffer (which that process maps writable) does
+ * not get that frame: what it gets first is the next one, numbered 0. */
+START_TEST(joiner_gets_no_frame_from_another_app_buffer)
+{
+	struct cuse_file *a = open_file(PID_A, O_RDWR);
+	struct cuse_file *b = open_file(PID_B, O_RDWR);
+	stream_mmap(a, 2);
+	struct cuse_req *ra = dqbuf(a);
+	fake_usb_frame_part(0x11, 4000);
+	ck_assert_int_eq(dev->frames.given.kind, GIVEN_APP);
+	stream_mmap(b, 2);
+	struct cuse_req *rb = dqbuf(b);
+	memset(dev->frames.given.mem, 0x66, 4000); /* app A scribbles meanwhile */
+	fake_usb_frame(0x11, false);
+	ck_assert(ra->answered);
+	ck_assert(!rb->answered);
+	fake_usb_frame(0x22, false);
+	ck_assert(rb->answered);
+	ck_assert_int_eq(rb->result, 0);
+	ck_assert_uint_eq(buf_of(rb)->sequence, 0);
+	ck_assert(all_bytes(dequeued_bytes(b, rb), buf_of(rb)->bytesused, 0x22));
+	free(ra);
+	free(rb);
+	fake_cuse_release(a);
+	fake_cuse_release(b);
+}
+END_TEST
+
+/* Issue 29, finding 4: the process in whose buffer a frame is written
+ * leaves mid-frame: the part written there (which it could change) is not
+ * handed to a process that joined meanwhile; that one's first frame is
+ * the next, whole and from the camera. */
+START_TEST(leaver_partial_frame_not_handed_on)
+{
+	struct cuse_file *a = open_file(PID_A, O_RDWR);
+	struct cuse_file *b = open_file(PID_B, O_RDWR);
+	stream_mmap(a, 2);
+	fake_usb_frame_part(0x11, 4000);
+	stream_mmap(b, 2);
+	struct cuse_req *rb = dqbuf(b);
+	memset(dev->frames.given.mem, 0x66, 4000);
+	fake_cuse_release(a); /* leaves mid-frame */
+	fake_usb_frame(0x11, false);
+	ck_assert(!rb->answered);
+	fake_usb_frame(0x33, false);
+	ck_assert(rb->answered);
+	ck_assert_int_eq(rb->result, 0);
+	ck_assert_uint_eq(buf_of(rb)->sequence, 0);
+	ck_assert(all_bytes(dequeued_bytes(b, rb), buf_of(rb)->bytesused, 0x33));
+	free(rb);
+	fake_cuse_release(b);
 }
 END_TEST
 
@@ -733,6 +816,72 @@ START_TEST(exit_on_unplug_answers_enodev)
 }
 END_TEST
 
+static struct cuse_file *open_as(pid_t pid, uid_t uid, int *err)
+{
+	*err = 0;
+	return fake_cuse_open_as(pid, uid, O_RDWR, err);
+}
+
+/* Issue 29, finding 2: opens are bounded per process and per user
+ * (max-opens-per-process 2, max-opens-per-user 3 here): EMFILE beyond,
+ * and other processes and users still open. */
+START_TEST(opens_limited_per_process_and_user)
+{
+	int err;
+	struct cuse_file *a1 = open_as(100, 1000, &err), *a2 = open_as(100, 1000, &err);
+	ck_assert_ptr_nonnull(a1);
+	ck_assert_ptr_nonnull(a2);
+	ck_assert_ptr_null(open_as(100, 1000, &err));
+	ck_assert_int_eq(err, EMFILE);
+	struct cuse_file *b = open_as(200, 1000, &err);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_null(open_as(300, 1000, &err)); /* the user's third is its last */
+	ck_assert_int_eq(err, EMFILE);
+	struct cuse_file *other = open_as(300, 1001, &err);
+	ck_assert_ptr_nonnull(other);
+	fake_cuse_release(a1);
+	struct cuse_file *c = open_as(300, 1000, &err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(status().clients, 4);
+	fake_cuse_release(a2);
+	fake_cuse_release(b);
+	fake_cuse_release(c);
+	fake_cuse_release(other);
+}
+END_TEST
+
+static int reqbufs(struct cuse_file *f, unsigned count)
+{
+	struct v4l2_requestbuffers rb = { .count = count, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	return xioctl(f, VIDIOC_REQBUFS, &rb);
+}
+
+/* Issue 29, finding 2: one user's processes together hold at most
+ * max-buffer-memory-per-user (16 MiB here) of buffers: REQBUFS beyond
+ * fails with ENOMEM; another user is not charged for it. */
+START_TEST(buffer_memory_limited_per_user)
+{
+	int err;
+	struct cuse_file *f = open_as(100, 1000, &err), *g = open_as(200, 1000, &err);
+	struct cuse_file *h = open_as(300, 1001, &err);
+	ck_assert_ptr_nonnull(h);
+	uint32_t size = get_fmt(f).fmt.pix.sizeimage;
+	unsigned fit = (16u << 20) / size; /* buffers of this size in 16 MiB */
+	ck_assert_uint_ge(fit, 4);
+	ck_assert_int_eq(reqbufs(f, fit / 2), 0);
+	ck_assert_int_eq(reqbufs(g, fit - fit / 2 + 1), -ENOMEM);
+	ck_assert_int_eq(reqbufs(g, fit - fit / 2), 0);
+	ck_assert_int_eq(reqbufs(h, fit), 0); /* another user's own share */
+	ck_assert_int_eq(reqbufs(f, fit / 2 + 1), -ENOMEM); /* replacing its own: still over */
+	ck_assert_int_eq(reqbufs(f, 0), 0);
+	ck_assert_int_eq(reqbufs(g, fit), 0);
+	fake_cuse_release(f);
+	fake_cuse_release(g);
+	fake_cuse_release(h);
+}
+END_TEST
+
 static Suite *device_suite(void)
 {
 	Suite *s = suite_create("device");
@@ -777,6 +926,8 @@ static Suite *device_suite(void)
 	tcase_add_test(t, poll_in_after_frame);
 	tcase_add_test(t, read_waits_for_frame);
 	tcase_add_test(t, two_processes_share_the_stream);
+	tcase_add_test(t, joiner_gets_no_frame_from_another_app_buffer);
+	tcase_add_test(t, leaver_partial_frame_not_handed_on);
 	tcase_add_test(t, other_mode_busy_while_streaming);
 	tcase_add_test(t, converted_stream);
 	suite_add_tcase(s, t);
@@ -785,6 +936,12 @@ static Suite *device_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, unplug_waits_and_replug_resumes);
 	tcase_add_test(t, unplug_other_camera_not_taken);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("limits");
+	tcase_add_checked_fixture(t, setup_limited, teardown);
+	tcase_add_test(t, opens_limited_per_process_and_user);
+	tcase_add_test(t, buffer_memory_limited_per_user);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("exit-on-unplug");

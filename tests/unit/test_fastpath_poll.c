@@ -123,6 +123,24 @@ START_TEST(frame_waiting_is_pollin_without_a_system_call)
 }
 END_TEST
 
+/* Issue 29, finding 7: the node's fd number closed where the library
+ * cannot see it (here a raw dup2, as closefrom or io_uring would) and
+ * given to another file: that file's poll is the kernel's, not answered
+ * from the node's ring. */
+START_TEST(reused_fd_number_is_not_the_node)
+{
+	publish(1);
+	ck_assert_int_eq(poll_node(POLLIN, 0, NULL), 1);
+	int other = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(other, 0);
+	ck_assert_int_eq(dup2(other, node), node);
+	close(other);
+	waits = 0;
+	ck_assert_int_eq(poll_node(POLLIN, 0, NULL), -2);
+	ck_assert_int_eq(waits, 0);
+}
+END_TEST
+
 START_TEST(frame_waiting_and_other_fds)
 {
 	publish(1);
@@ -303,6 +321,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, frame_waiting_is_pollin_without_a_system_call);
+	tcase_add_test(tc, reused_fd_number_is_not_the_node);
 	tcase_add_test(tc, frame_waiting_and_other_fds);
 	tcase_add_test(tc, quiet_node_waits_for_the_doorbell);
 	tcase_add_test(tc, node_no_longer_quiet_goes_to_the_kernel);

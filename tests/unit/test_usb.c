@@ -21,6 +21,34 @@
 #include "uvc/negotiate.h"
 
 
+/* Issue 29, finding 10: which device coming back is the camera. Always
+ * its VID:PID and serial; a camera with a serial anywhere under
+ * any-port (it was moved), only in its port under same-port; one without
+ * a serial only in its port. (The descriptors are compared after.) */
+START_TEST(test_replug_candidate)
+{
+	struct usb_camera_id was = { .vid = 0x1209, .pid = 0x0001, .serial = "CAM1",
+				     .port_path = "1-2" };
+	struct usb_seen_device same = { 0x1209, 0x0001, "CAM1", "1-2" };
+	struct usb_seen_device moved = { 0x1209, 0x0001, "CAM1", "3-1.4" };
+	struct usb_seen_device other = { 0x1209, 0x0001, "CAM2", "1-2" };
+	struct usb_seen_device model = { 0x1209, 0x0002, "CAM1", "1-2" };
+	ck_assert(usb_replug_candidate(&was, &same, USB_REPLUG_ANY_PORT));
+	ck_assert(usb_replug_candidate(&was, &moved, USB_REPLUG_ANY_PORT));
+	ck_assert(usb_replug_candidate(&was, &same, USB_REPLUG_SAME_PORT));
+	ck_assert(!usb_replug_candidate(&was, &moved, USB_REPLUG_SAME_PORT));
+	ck_assert(!usb_replug_candidate(&was, &other, USB_REPLUG_ANY_PORT));
+	ck_assert(!usb_replug_candidate(&was, &model, USB_REPLUG_ANY_PORT));
+	/* no serial: the port is the identity, whatever the rule */
+	struct usb_camera_id anon = { .vid = 0x1209, .pid = 0x0001, .port_path = "1-2" };
+	struct usb_seen_device anon_same = { 0x1209, 0x0001, "", "1-2" };
+	struct usb_seen_device anon_moved = { 0x1209, 0x0001, "", "1-3" };
+	ck_assert(usb_replug_candidate(&anon, &anon_same, USB_REPLUG_ANY_PORT));
+	ck_assert(!usb_replug_candidate(&anon, &anon_moved, USB_REPLUG_ANY_PORT));
+	ck_assert(!usb_replug_candidate(&anon, &same, USB_REPLUG_ANY_PORT)); /* a serial now */
+}
+END_TEST
+
 START_TEST(test_match_parse_id)
 {
 	struct usb_match m = { 0 };
@@ -489,6 +517,7 @@ int main(void)
 	Suite *s = suite_create("usb");
 	TCase *tc = tcase_create("usb");
 	tcase_add_test(tc, test_match_parse_id);
+	tcase_add_test(tc, test_replug_candidate);
 	tcase_add_test(tc, test_camera_identity);
 	tcase_add_test(tc, test_plan_every_profile);
 	tcase_add_test(tc, test_plan_figures);

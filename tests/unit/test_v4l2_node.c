@@ -595,9 +595,9 @@ START_TEST(processes_share_the_camera)
 {
 	struct node_file a, a2, b;
 	struct v4l2_format got;
-	ck_assert_int_eq(node_open_pid(&n, &a, 100), 0);
-	ck_assert_int_eq(node_open_pid(&n, &a2, 100), 0);
-	ck_assert_int_eq(node_open_pid(&n, &b, 200), 0);
+	ck_assert_int_eq(node_open_process(&n, &a, 100, 1), 0);
+	ck_assert_int_eq(node_open_process(&n, &a2, 100, 1), 0);
+	ck_assert_int_eq(node_open_process(&n, &b, 200, 1), 0);
 	ck_assert_ptr_eq(a.proc, a2.proc); /* one queue per process */
 	ck_assert_ptr_ne(a.proc, b.proc);
 
@@ -649,6 +649,34 @@ START_TEST(processes_share_the_camera)
 }
 END_TEST
 
+/* Issue 29, finding 9: a file outlives its process (passed on, inherited
+ * by a child), and a later process gets the same ID. The later process is
+ * another process: its own queue and format, not the dead one's. */
+START_TEST(reused_process_id_is_another_process)
+{
+	struct node_file old, inherited, later;
+	ck_assert_int_eq(node_open_process(&n, &old, 100, 1), 0);
+	ck_assert_int_eq(node_open_process(&n, &inherited, 100, 1), 0);
+	ck_assert_ptr_eq(old.proc, inherited.proc);
+	ck_assert_int_eq(set_fmt(&old, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 640, 480, NULL), 0);
+	ck_assert_int_eq(stream_mmap(&old, 2), 0);
+	node_release(&n, &old); /* the process goes; its child keeps the file */
+	ck_assert_int_eq(node_open_process(&n, &later, 100, 2), 0);
+	ck_assert_ptr_ne(later.proc, inherited.proc);
+	ck_assert_uint_eq(later.proc->queue.n_buffers, 0);
+	ck_assert(!later.proc->own_fmt);
+	/* the buffers stay the first process's: the later one's REQBUFS is
+	 * its own, not vb2's EBUSY of another file's queue */
+	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	ck_assert_int_eq(ioctl_(&later, VIDIOC_REQBUFS, &rb), 0);
+	ck_assert_ptr_ne(later.proc->queue.buffers[0].mem, inherited.proc->queue.buffers[0].mem);
+	node_release(&n, &later);
+	node_release(&n, &inherited);
+	ck_assert_ptr_null(n.procs);
+}
+END_TEST
+
 /* A process that set another format before the camera ran cannot stream
  * while the camera runs the first one's; a converted format of the
  * running one can, in buffers of its own size. */
@@ -657,9 +685,9 @@ START_TEST(processes_formats)
 	struct node_file a, b, c;
 	struct v4l2_format got;
 	n.convert = true;
-	node_open_pid(&n, &a, 100);
-	node_open_pid(&n, &b, 200);
-	node_open_pid(&n, &c, 300);
+	node_open_process(&n, &a, 100, 1);
+	node_open_process(&n, &b, 200, 1);
+	node_open_process(&n, &c, 300, 1);
 	ck_assert_int_eq(set_fmt(&c, VIDIOC_S_FMT, V4L2_PIX_FMT_MJPEG, 1280, 720, NULL), 0);
 	ck_assert_int_eq(set_fmt(&a, VIDIOC_S_FMT, V4L2_PIX_FMT_YUYV, 640, 480, NULL), 0);
 	ck_assert_int_eq(stream_mmap(&a, 2), 0);
@@ -692,8 +720,8 @@ END_TEST
 START_TEST(processes_read_and_priority)
 {
 	struct node_file a, b;
-	node_open_pid(&n, &a, 100);
-	node_open_pid(&n, &b, 200);
+	node_open_process(&n, &a, 100, 1);
+	node_open_process(&n, &b, 200, 1);
 	ck_assert_int_eq(stream_mmap(&a, 2), 0);
 	const uint8_t *data;
 	size_t len;
@@ -717,8 +745,8 @@ START_TEST(exclusive_single_owner)
 {
 	struct node_file a, b;
 	n.exclusive = true;
-	node_open_pid(&n, &a, 100);
-	node_open_pid(&n, &b, 200);
+	node_open_process(&n, &a, 100, 1);
+	node_open_process(&n, &b, 200, 1);
 	ck_assert_ptr_eq(a.proc, b.proc);
 	ck_assert_int_eq(stream_mmap(&a, 2), 0);
 	struct v4l2_requestbuffers rb = { .count = 2, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
@@ -1373,8 +1401,8 @@ static int dq(struct node_file *f, struct v4l2_event *ev)
 START_TEST(ctrl_events_between_processes)
 {
 	struct node_file f, g;
-	node_open_pid(&n, &f, 100);
-	node_open_pid(&n, &g, 200);
+	node_open_process(&n, &f, 100, 1);
+	node_open_process(&n, &g, 200, 1);
 	ck_assert_ptr_ne(f.proc, g.proc);
 	struct v4l2_event ev;
 	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS };
@@ -1746,6 +1774,7 @@ int main(void)
 	TCase *tc = tcase_create("node");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, querycap);
+	tcase_add_test(tc, reused_process_id_is_another_process);
 	tcase_add_test(tc, converted_formats_listed);
 	tcase_add_test(tc, priority);
 	tcase_add_test(tc, inputs);
