@@ -27,6 +27,10 @@ uvcuse_start "$SERIAL" "$NAME"
 # what the udev rule gives the node (root:video 0660)
 chgrp video "$NODE"
 chmod 0660 "$NODE"
+ALICE=$WORK/alice # where alice's captures go ($WORK is root's alone)
+mkdir "$ALICE"
+chown alice "$ALICE"
+chmod 0755 "$WORK"
 
 # alice_share FILE: alice captures FRAMES frames of YUYV 640x480 through the
 # library; every frame must be intact; prints the share of the camera's
@@ -36,37 +40,42 @@ alice_share() {
 		--set-fmt-video=width=640,height=480,pixelformat=YUYV --stream-mmap \
 		--stream-count="$FRAMES" --stream-to="$1" >/dev/null 2>&1 || fail "alice's capture"
 	"$FRAMECHECK" "$1" --format YUYV --size 640x480 --min-frames "$FRAMES" \
-		--max-missing 100000 >"$1.check" || { cat "$1.check"; fail "alice's frames"; }
+		--max-missing 100000 >"$WORK/${1##*/}.check" || { cat "$WORK/${1##*/}.check"; fail "alice's frames"; }
 	awk -F': *' '/^frames seen/ { s = $2 } /^frames missing/ { m = $2 }
-		END { printf "%.4f\n", s / (s + m) }' "$1.check"
+		END { printf "%.4f\n", s / (s + m) }' "$WORK/${1##*/}.check"
 }
 
 # cpu_ticks: the daemon's user + system time so far (clock ticks)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$UVCUSE_PID/stat"; }
 
 step "alice alone: $FRAMES frames"
-alone=$(alice_share "$WORK/alone.yuv")
+alone=$(alice_share "$ALICE/alone.yuv")
 FD0=$(fd_count)
 RSS0=$(rss_kib)
 echo "alice alone: $alone of the camera's frames; daemon: $FD0 fds, $RSS0 KiB"
 
+camera_mark "$SERIAL"
 step "alice while bob floods ($FLOOD_SECONDS s: opens, socket connections, channels, ring posts)"
 runuser -u bob -- "$HOSTILE" "$NODE" "$FLOOD_SECONDS" >"$WORK/hostile.out" 2>&1 &
 bob=$!
 sleep 2 # every flooder running
 t0=$(cpu_ticks)
 s0=$(date +%s.%N)
-flood=$(alice_share "$WORK/flood.yuv")
+flood=$(alice_share "$ALICE/flood.yuv")
 t1=$(cpu_ticks)
 s1=$(date +%s.%N)
 FD_PEAK=$(fd_count)
 RSS_PEAK=$(rss_kib)
-wait "$bob" || { cat "$WORK/hostile.out"; fail "bob's flooders did not all start"; }
+bob_status=0
+wait "$bob" || bob_status=$?
 sed 's/^/  /' "$WORK/hostile.out"
+[ "$bob_status" -eq 0 ] || fail "bob's flooders did not all start"
 hz=$(getconf CLK_TCK)
 cpu=$(awk -v a="$t0" -v b="$t1" -v s="$s0" -v e="$s1" -v hz="$hz" \
 	'BEGIN { printf "%.3f\n", (b - a) / hz / (e - s) }')
 echo "alice under the flood: $flood of the camera's frames (alone: $alone)"
+grep "left the stream" "$WORK/uvcuse.log" | sed 's/^/  /' || true
+echo "  the camera's own drops meanwhile: $(camera_drops "$SERIAL")"
 echo "daemon under the flood: $cpu of a CPU, $FD_PEAK fds, $RSS_PEAK KiB"
 awk -v f="$flood" -v a="$alone" 'BEGIN { exit !(f >= 0.95 * a) }' ||
 	fail "alice got $flood of the frames under the flood, less than 0.95 x $alone"
@@ -86,7 +95,7 @@ RSS1=$(rss_kib)
 echo "daemon: $FD1 fds (before $FD0, peak $FD_PEAK), $RSS1 KiB (before $RSS0, peak $RSS_PEAK)"
 [ "$FD1" -le $((FD0 + 2)) ] || { ls -l "/proc/$UVCUSE_PID/fd"; fail "fds: $FD1 after, $FD0 before"; }
 [ "$RSS1" -le $((RSS0 * 12 / 10 + 4096)) ] || fail "RSS: $RSS1 KiB after, $RSS0 KiB before"
-alice_share "$WORK/after.yuv" >/dev/null
+alice_share "$ALICE/after.yuv" >/dev/null
 echo "alice captures again: $FRAMES frames intact"
 { grep -E "refused|closed [0-9]+ connections" "$WORK/uvcuse.log" || true; } | head -n 8 |
 	sed 's/^/  log: /'
