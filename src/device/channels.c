@@ -113,6 +113,8 @@ int device_channel_open(void *ctx, void *file, int fd, pid_t pid, int *memfd, in
 	*bell = -1;
 	if (!df->cuse || df->releasing)
 		return -EBADF;
+	if (!limits_may_open_channel(dev, df->uid))
+		return -EBUSY; /* the library goes through CUSE */
 	for (unsigned i = 0; i < dev->open.limits.channels_per_file; i++) {
 		if (df->chans[i])
 			continue;

@@ -150,6 +150,8 @@ static struct device_limits limits_or_defaults(const struct device_limits *l)
 		out.opens_per_user = DEVICE_OPENS_PER_USER;
 	if (!out.channels_per_file || out.channels_per_file > DEV_FILE_CHANNELS)
 		out.channels_per_file = DEV_FILE_CHANNELS;
+	if (!out.channels_per_user)
+		out.channels_per_user = DEVICE_CHANNELS_PER_USER;
 	if (!out.connections_per_user)
 		out.connections_per_user = BUFSHARE_CONNS_PER_UID;
 	if (!out.connection_timeout_ms)

@@ -23,13 +23,17 @@ struct device_limits {
 	unsigned opens_per_user;        /* all its processes together; beyond: EMFILE */
 	unsigned channels_per_file;     /* fast-path channels (at most 8); beyond:
 					 * the library goes through CUSE */
+	unsigned channels_per_user;     /* all its files together (3 fds each) */
 	unsigned connections_per_user;  /* buffer-socket connections waiting */
 	unsigned connection_timeout_ms; /* how long one may wait for its request */
 	unsigned buffer_mib_per_user;   /* buffers of its queues; beyond, REQBUFS
 					 * and CREATE_BUFS fail with ENOMEM */
 };
-#define DEVICE_OPENS_PER_PROCESS 32
-#define DEVICE_OPENS_PER_USER 128
+/* v4l2-compliance's "unlimited opens" opens a node 100 times: uvcvideo
+ * lets it, and so must a process here */
+#define DEVICE_OPENS_PER_PROCESS 128
+#define DEVICE_OPENS_PER_USER 512
+#define DEVICE_CHANNELS_PER_USER 64
 #define DEVICE_BUFFER_MIB_PER_USER 512
 
 struct device_config {

@@ -301,6 +301,8 @@ void requests_release_finish(struct device *dev, struct dev_file *df);
 /* Whether process who (of user uid) may open one more file: 0, or -EMFILE
  * (logged a few times a second at most). */
 int limits_may_open(struct device *dev, const struct process_id *who, uid_t uid);
+/* Whether user uid may open one more fast-path channel (logged when not). */
+bool limits_may_open_channel(struct device *dev, uid_t uid);
 /* Whether df's REQBUFS or CREATE_BUFS (arg) keeps its user's buffers
  * within the limit: 0 (also for any other cmd), or -ENOMEM (logged). */
 int limits_buffer_memory(struct device *dev, const struct dev_file *df, unsigned cmd,

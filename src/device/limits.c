@@ -32,6 +32,23 @@ int limits_may_open(struct device *dev, const struct process_id *who, uid_t uid)
 	return -EMFILE;
 }
 
+bool limits_may_open_channel(struct device *dev, uid_t uid)
+{
+	static struct log_limit limit;
+	unsigned n = 0;
+	for (const struct dev_file *df = dev->open.list; df; df = df->next)
+		if (df->uid == uid)
+			for (unsigned i = 0; i < DEV_FILE_CHANNELS; i++)
+				n += df->chans[i] != NULL;
+	if (n < dev->open.limits.channels_per_user)
+		return true;
+	if (log_allowed(&limit, 2))
+		log_warn("uid %u: fast-path channel refused: %u open, its limit "
+			 "(max-channels-per-user); its requests go through CUSE",
+			 (unsigned)uid, n);
+	return false;
+}
+
 /* Bytes of buffer memory the queues of uid's processes hold, but for
  * skip's (each queue counted once, however many files share it). */
 static uint64_t user_buffer_bytes(const struct device *dev, uid_t uid, const struct node_proc *skip)

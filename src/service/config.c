@@ -24,6 +24,7 @@ static void values_init(struct config_values *v)
 	v->replug = -1;
 	v->has_quirks = -1;
 	v->max_opens_per_process = v->max_opens_per_user = v->max_channels_per_file = -1;
+	v->max_channels_per_user = -1;
 	v->max_connections_per_user = v->connection_timeout_ms = v->max_buffer_mib_per_user = -1;
 }
 
@@ -109,6 +110,7 @@ static const struct limit_key {
 	{ "max-opens-per-process", offsetof(struct config_values, max_opens_per_process), 1, 4096 },
 	{ "max-opens-per-user", offsetof(struct config_values, max_opens_per_user), 1, 65536 },
 	{ "max-channels-per-file", offsetof(struct config_values, max_channels_per_file), 1, 8 },
+	{ "max-channels-per-user", offsetof(struct config_values, max_channels_per_user), 1, 4096 },
 	{ "max-connections-per-user", offsetof(struct config_values, max_connections_per_user), 1, 32 },
 	{ "connection-timeout", offsetof(struct config_values, connection_timeout_ms), 100, 60000 },
 	{ "max-buffer-memory-per-user", offsetof(struct config_values, max_buffer_mib_per_user), 16,

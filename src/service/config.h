@@ -41,7 +41,7 @@ struct config_values {
 	int has_quirks;  /* quirks set (0 or 1; -1 in a fresh struct too) */
 	uint32_t quirks; /* uvcvideo's quirk bits, replacing its device table's */
 	/* what one process or user may hold (device_limits; -1: unset) */
-	int max_opens_per_process, max_opens_per_user, max_channels_per_file;
+	int max_opens_per_process, max_opens_per_user, max_channels_per_file, max_channels_per_user;
 	int max_connections_per_user, connection_timeout_ms, max_buffer_mib_per_user;
 };
 

@@ -137,6 +137,7 @@ static void merge_settings(const struct cmdline *cl, const struct config_values 
 		.opens_per_process = or_default(values->max_opens_per_process),
 		.opens_per_user = or_default(values->max_opens_per_user),
 		.channels_per_file = or_default(values->max_channels_per_file),
+		.channels_per_user = or_default(values->max_channels_per_user),
 		.connections_per_user = or_default(values->max_connections_per_user),
 		.connection_timeout_ms = or_default(values->connection_timeout_ms),
 		.buffer_mib_per_user = or_default(values->max_buffer_mib_per_user),

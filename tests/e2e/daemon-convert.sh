@@ -181,7 +181,7 @@ assert fourcc == "BGR3", f"OpenCV chose {fourcc}"
 EOF
 check "$WORK/cv2.bgr" BGR3 640x480 30
 
-step "from MJPEG 1920x1080 (a size the camera sends only as MJPEG), 15 fps, 20 frames each"
+step "from MJPEG 1920x1080 (a size the camera sends only as MJPEG), 15 fps, 20 frames of RGB3 and of YV12"
 # TCG decodes 1080p JPEG at a few frames a second: the bound on missing
 # frames comes from ffmpeg's own decoder on the same frames in this guest
 # (ours may be 25 % slower before this fails; the rate step below wants it
@@ -195,7 +195,10 @@ decode_slack() {
 }
 N=20 # each 6 MB frame costs the checker in TCG too
 slack=$(decode_slack $N)
-for f in RGB3 BGR3 YU12 YV12; do
+# one packed and one planar destination (with its chroma planes swapped):
+# BGR3 and YU12 differ from them only in order, which the YUYV and NV12
+# steps above and the unit suite's every (source, destination) pair check
+for f in RGB3 YV12; do
 	capture mmap "$f" 1920x1080 15 $N "$WORK/mjpeg.$f"
 	echo "$f from MJPEG:"
 	check "$WORK/mjpeg.$f" "$f" 1920x1080 $N "$slack"

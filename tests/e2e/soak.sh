@@ -12,7 +12,10 @@
 # Fails on a damaged frame, a dead daemon, an fd count above the one after
 # the warm-up (a round in each format), or an RSS more than 10 %
 # above the largest of the first quarter's samples.
-# Usage (in the guest): soak.sh BUILD_DIR MINUTES
+# Usage (in the guest): soak.sh BUILD_DIR MINUTES [FORMATS]
+#   FORMATS: how many of the round formats below to cycle through (default
+#   all 8; CI's short soak takes the first 4: raw, MJPEG, and a format
+#   converted from each, a shorter warm-up)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 MINUTES=${2:?usage: soak.sh BUILD_DIR MINUTES}
@@ -28,6 +31,7 @@ uvcuse_start "$SERIAL" video10
 # The formats an MMAP round cycles through: FOURCC WxH (converted ones too).
 MMAP_FORMATS=("YUYV 640x480" "MJPG 1280x720" "RGB3 640x480" "YU12 1280x720" "YUYV 1280x720"
 	"BGR3 640x480" "MJPG 640x480" "YV12 640x480")
+MMAP_FORMATS=("${MMAP_FORMATS[@]:0:${3:-${#MMAP_FORMATS[@]}}}")
 CONTROLS=(brightness contrast saturation gamma)
 
 
