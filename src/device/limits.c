@@ -69,22 +69,26 @@ static uint64_t user_buffer_bytes(const struct device *dev, uid_t uid, const str
 }
 
 /* The bytes a REQBUFS or CREATE_BUFS would leave this process's queue
- * holding (the count asked for, at the size asked for or the format's:
- * more than the queue may grant, never less). */
+ * holding: the count the queue grants at most (VIDEO_MAX_FRAME in all, as
+ * vb2: ffmpeg asks for 256), at the size asked for or the format's; more
+ * than it may grant, never less. */
 static uint64_t bytes_after(const struct device *dev, const struct dev_file *df, unsigned cmd,
 			    const void *arg)
 {
 	const struct node_proc *p = df->nf.proc;
 	uint64_t size = node_proc_fmt(&dev->node, p)->sizeimage;
-	if (cmd == VIDIOC_REQBUFS)
-		return ((const struct v4l2_requestbuffers *)arg)->count * size;
+	if (cmd == VIDIOC_REQBUFS) {
+		uint32_t count = ((const struct v4l2_requestbuffers *)arg)->count;
+		return (count < VIDEO_MAX_FRAME ? count : VIDEO_MAX_FRAME) * size;
+	}
 	const struct v4l2_create_buffers *cb = arg;
 	if (cb->format.fmt.pix.sizeimage > size)
 		size = cb->format.fmt.pix.sizeimage;
 	uint64_t held = 0;
 	for (unsigned i = 0; i < p->queue.n_buffers; i++)
 		held += p->queue.buffers[i].length;
-	return held + (uint64_t)cb->count * size;
+	unsigned room = VIDEO_MAX_FRAME - p->queue.n_buffers;
+	return held + (uint64_t)(cb->count < room ? cb->count : room) * size;
 }
 
 int limits_buffer_memory(struct device *dev, const struct dev_file *df, unsigned cmd,

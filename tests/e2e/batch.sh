@@ -56,15 +56,20 @@ scenario() {
 	echo
 	echo "######## scenario $name (at most $limit s) ########"
 	dmesg -C
-	# timeout(1) leads a process group of its own: the scenario's
-	timeout -k 10 "$limit" bash "$@" </dev/null &
+	# timeout(1) leads a process group of its own: the scenario's; its
+	# output, kept for the reason of a failure, is shown once it ends
+	local out=$ETC_SAVED/out
+	timeout -k 10 "$limit" bash "$@" </dev/null >"$out" 2>&1 &
 	local group=$!
 	wait "$group"
 	status=$?
 	leftovers "$group"
+	cat "$out"
+	local why
+	why=$(grep -m1 '^FAIL: ' "$out" | cut -c7-200)
 	reset
 	local took=$((SECONDS - start)) verdict=ok
-	[ "$status" -eq 0 ] || verdict="FAIL (status $status$([ "$status" -eq 124 ] && echo ", timed out"))"
+	[ "$status" -eq 0 ] || verdict="FAIL (status $status$([ "$status" -eq 124 ] && echo ", timed out"))${why:+: $why}"
 	[ "$status" -eq 0 ] || FAILED=$((FAILED + 1))
 	echo "######## scenario $name: $verdict after $took s ########"
 	SUMMARY+=("$(printf '%-18s %5d s  %s' "$name" "$took" "$verdict")")

@@ -876,6 +876,14 @@ START_TEST(buffer_memory_limited_per_user)
 	ck_assert_int_eq(reqbufs(f, fit / 2 + 1), -ENOMEM); /* replacing its own: still over */
 	ck_assert_int_eq(reqbufs(f, 0), 0);
 	ck_assert_int_eq(reqbufs(g, fit), 0);
+	/* what the queue may grant is charged, not what is asked: 256
+	 * buffers (ffmpeg's request) are 32, within a limit they fit */
+	ck_assert_int_eq(reqbufs(g, 0), 0);
+	ck_assert_int_eq(reqbufs(h, 0), 0);
+	dev->open.limits.buffer_mib_per_user = (unsigned)((32ull * size >> 20) + 1);
+	ck_assert_uint_lt(32ull * size, (uint64_t)dev->open.limits.buffer_mib_per_user << 20);
+	ck_assert_uint_gt(256ull * size, (uint64_t)dev->open.limits.buffer_mib_per_user << 20);
+	ck_assert_int_eq(reqbufs(g, 256), 0);
 	fake_cuse_release(f);
 	fake_cuse_release(g);
 	fake_cuse_release(h);

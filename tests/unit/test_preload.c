@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,36 @@ START_TEST(library_is_loaded)
 	f = dlsym(RTLD_DEFAULT, "syscall");
 	ck_assert(dladdr(f, &info));
 	ck_assert_ptr_nonnull(strstr(info.dli_fname, "libuvcuse-preload.so"));
+}
+END_TEST
+
+/* Issue 29, finding 8: a character device that is not ours (here
+ * /dev/zero at fd 1500: verdicts used to be kept only below fd 1024) is
+ * asked whether it is a uvcuse node once, not at every mapping. */
+START_TEST(verdict_kept_for_any_fd)
+{
+	unsigned (*hellos)(void) = (unsigned (*)(void))dlsym(RTLD_DEFAULT, "ioctl_count_hellos");
+	ck_assert_msg(hellos != NULL, "ioctl_count.so is not preloaded");
+	struct rlimit rl;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur < 2048 && rl.rlim_max >= 2048) {
+		rl.rlim_cur = 2048;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
+	ck_assert_uint_ge(rl.rlim_cur, 2048);
+	int z = open("/dev/zero", O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(z, 0);
+	int high = fcntl(z, F_DUPFD_CLOEXEC, 1500);
+	ck_assert_int_ge(high, 1500);
+	close(z);
+	unsigned before = hellos();
+	for (int i = 0; i < 5; i++) {
+		void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, high, 0);
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		munmap(p, 4096);
+	}
+	ck_assert_uint_eq(hellos() - before, 1);
+	close(high);
 }
 END_TEST
 
@@ -198,6 +229,7 @@ int main(void)
 	Suite *s = suite_create("preload");
 	TCase *tc = tcase_create("preload");
 	tcase_add_test(tc, library_is_loaded);
+	tcase_add_test(tc, verdict_kept_for_any_fd);
 	tcase_add_test(tc, anonymous_keeps_errno);
 	tcase_add_test(tc, files_and_devices);
 	tcase_add_test(tc, syscall_numbers);
