@@ -377,6 +377,9 @@ static void on_listen(void *data, uint32_t events)
 	/* Bounded per wake-up: a flood of connects cannot starve the loop's
 	 * other work (frames, CUSE requests); the rest waits for the next
 	 * wake-up (level-triggered). */
+	/* the idle connections' places, freed once a wake-up, not at each accept */
+	uint64_t now = now_ms();
+	close_idle(bs, now);
 	for (int n = 0; n < BUFSHARE_ACCEPTS_PER_WAKE; n++) {
 		int fd = accept_or_shed(bs->fd, &bs->reserve);
 		if (fd == -EMFILE || fd == -ENFILE)
@@ -402,8 +405,6 @@ static void on_listen(void *data, uint32_t events)
 		/* Over a limit, the new connection is refused; the waiting
 		 * ones keep their slots until they time out (evicting one
 		 * that may still send its request would fail an mmap). */
-		uint64_t now = now_ms();
-		close_idle(bs, now);
 		int slot;
 		const char *why = no_slot_for(bs, cred.pid, cred.uid, &slot);
 		if (why) {
