@@ -396,20 +396,28 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	int saved = errno;
 	enum fastpath_verdict v = FASTPATH_NOT_HANDLED;
 	bool not_ours = false;
+	uint32_t op = request == VIDIOC_QBUF ? UVCUSE_CHAN_QBUF : UVCUSE_CHAN_DQBUF;
+	/* The ring's answers trust a live slot without an fstat (a system
+	 * call costs more than the kernel's whole DQBUF in a slow guest):
+	 * every close the library sees forgets the slot, a number reused
+	 * behind its back is caught by the check before the channel below
+	 * and by poll()'s (fastpath_poll.c), and the ring only answers for
+	 * buffers of a stream that went through them. */
+	if (fastpath_slot_live(s) && s->ring) {
+		if (op == UVCUSE_CHAN_DQBUF && fastpath_ring_take(s->ring, b)) {
+			*ret = 0; /* a done buffer the daemon published */
+			note_held(s, b);
+			v = FASTPATH_HANDLED;
+			goto out;
+		}
+		if (op == UVCUSE_CHAN_QBUF && post_qbuf(s, b)) {
+			*ret = 0; /* answered here, sent without waiting */
+			v = FASTPATH_HANDLED;
+			goto out;
+		}
+	}
 	if (!fastpath_slot_serves(s, fd) && !slot_open(s, probe, fd, &not_ours)) {
 		v = not_ours ? FASTPATH_NOT_OURS : FASTPATH_NOT_HANDLED;
-		goto out;
-	}
-	uint32_t op = request == VIDIOC_QBUF ? UVCUSE_CHAN_QBUF : UVCUSE_CHAN_DQBUF;
-	if (op == UVCUSE_CHAN_DQBUF && s->ring && fastpath_ring_take(s->ring, b)) {
-		*ret = 0; /* a done buffer the daemon published: no system call */
-		note_held(s, b);
-		v = FASTPATH_HANDLED;
-		goto out;
-	}
-	if (op == UVCUSE_CHAN_QBUF && post_qbuf(s, b)) {
-		*ret = 0; /* answered here, sent without waiting */
-		v = FASTPATH_HANDLED;
 		goto out;
 	}
 	struct v4l2_buffer work = *b;
@@ -493,6 +501,18 @@ void fastpath_forget(int fd)
 	}
 }
 
+void fastpath_check_fd(int fd)
+{
+	if (fd < 0 || fd >= FASTPATH_FDS)
+		return;
+	struct slot *s = &fastpath_slots[fd];
+	if (!atomic_load_explicit(&s->pid, memory_order_relaxed))
+		return; /* no channel: nothing the ring could answer */
+	int saved = errno;
+	(void)fastpath_slot_serves(s, fd); /* marks it stale if fd is another file */
+	errno = saved;
+}
+
 void fastpath_test_attach(int fd, struct uvcuse_ring *r, int sock, int bell)
 {
 	struct slot *s = &fastpath_slots[fd];
@@ -505,6 +525,9 @@ void fastpath_test_attach(int fd, struct uvcuse_ring *r, int sock, int bell)
 	s->sock = sock;
 	s->bell = bell;
 	s->seq = 0;
+	atomic_store(&s->stale, 0); /* as slot_open leaves a new channel */
+	atomic_store(&s->sock_lost, 0);
+	atomic_store(&s->bell_lost, 0);
 	atomic_fetch_add(&fastpath_rings_mapped, 1);
 	atomic_store(&sock_owner[sock], fd + 1);
 	if (bell >= 0)

@@ -48,8 +48,10 @@ struct fastpath_probe {
 	void (*not_ours)(int fd, const struct stat *st);
 };
 
-/* VIDIOC_QBUF or VIDIOC_DQBUF on fd. With a live channel it costs the
- * request's send and receive only: no fstat, no getpid. */
+/* VIDIOC_QBUF or VIDIOC_DQBUF on fd. With a live channel, an answer from
+ * the ring (a DQBUF taken, a QBUF posted) costs no system call; a request
+ * over the channel costs an fstat (fd still the node), its send and its
+ * receive. */
 enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 				     unsigned long request, struct v4l2_buffer *b, int *ret);
 /* poll() sets larger than this go to the kernel. */
@@ -76,6 +78,12 @@ int fastpath_poll(struct pollfd *fds, nfds_t nfds, int64_t *timeout_ns, fastpath
 /* fd is about to be closed or replaced: its channel goes (and if fd is
  * one of our sockets, its channel stops using it). */
 void fastpath_forget(int fd);
+/* A V4L2 ioctl on fd that goes to the kernel (setup, controls): if fd has
+ * a live channel, checks that fd is still its node (fstat), since the
+ * ring's own answers trust the slot; a number reused behind the library's
+ * back (io_uring, a raw system call) is caught here before a stream on it
+ * can be answered from the old file's ring. */
+void fastpath_check_fd(int fd);
 /* A child of a raw fork (syscall(SYS_fork/clone)): forget the cached pid. */
 void fastpath_forked(void);
 /* Registers fastpath_forked with pthread_atfork (from the library's

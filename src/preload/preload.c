@@ -24,7 +24,8 @@
  * itself, never from tracking open/dup/close: fds made behind our back
  * (inherited across exec, passed over sockets, raw syscalls) work too. */
 /* meson's -D_FILE_OFFSET_BITS=64 makes glibc rename mmap to mmap64 in its
- * headers; we define both names ourselves (off_t is 64-bit on x86_64). */
+ * headers; we define both names ourselves (off_t is 64-bit on x86_64; a
+ * 32-bit build has both a 32-bit and a 64-bit offset form). */
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <sched.h>
@@ -36,6 +37,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -52,6 +54,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef void *(*mmap64_fn)(void *, size_t, int, int, int, off64_t);
 typedef int (*munmap_fn)(void *, size_t);
 typedef long (*syscall_fn)(long, ...);
 typedef int (*ioctl_fn)(int, unsigned long, ...);
@@ -60,6 +63,8 @@ typedef int (*close_fn)(int);
 typedef int (*dup2_fn)(int, int);
 typedef int (*dup3_fn)(int, int, int);
 typedef int (*close_range_fn)(unsigned, unsigned, int);
+typedef void (*closefrom_fn)(int);
+typedef int (*fclose_fn)(FILE *);
 typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
 typedef int (*ppoll_fn)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
 typedef int (*poll_chk_fn)(struct pollfd *, nfds_t, int, size_t);
@@ -70,6 +75,9 @@ typedef int (*ppoll_chk_fn)(struct pollfd *, nfds_t, const struct timespec *, co
  * the same value, so relaxed atomics suffice; dlsym does not call mmap
  * through us (glibc's malloc uses its internal __mmap). */
 static _Atomic(mmap_fn) next_mmap_p;
+#if UINTPTR_MAX != UINT64_MAX
+static _Atomic(mmap64_fn) next_mmap64_p;
+#endif
 static _Atomic(munmap_fn) next_munmap_p;
 static _Atomic(syscall_fn) next_syscall_p;
 static _Atomic(ioctl_fn) next_ioctl_p;
@@ -79,6 +87,8 @@ static _Atomic(close_fn) next_close_p;
 static _Atomic(dup2_fn) next_dup2_p;
 static _Atomic(dup3_fn) next_dup3_p;
 static _Atomic(close_range_fn) next_close_range_p;
+static _Atomic(closefrom_fn) next_closefrom_p;
+static _Atomic(fclose_fn) next_fclose_p;
 static _Atomic(poll_fn) next_poll_p;
 static _Atomic(ppoll_fn) next_ppoll_p;
 static _Atomic(poll_chk_fn) next_poll_chk_p;
@@ -97,6 +107,9 @@ static _Atomic(ppoll_chk_fn) next_ppoll_chk_p;
 		return f;                                                     \
 	}
 NEXT(next_mmap, mmap_fn, "mmap")
+#if UINTPTR_MAX != UINT64_MAX
+NEXT(next_mmap64, mmap64_fn, "mmap64")
+#endif
 NEXT(next_munmap, munmap_fn, "munmap")
 NEXT(next_syscall, syscall_fn, "syscall")
 NEXT(next_ioctl, ioctl_fn, "ioctl")
@@ -106,6 +119,8 @@ NEXT(next_close, close_fn, "close")
 NEXT(next_dup2, dup2_fn, "dup2")
 NEXT(next_dup3, dup3_fn, "dup3")
 NEXT(next_close_range, close_range_fn, "close_range")
+NEXT(next_closefrom, closefrom_fn, "closefrom")
+NEXT(next_fclose, fclose_fn, "fclose")
 NEXT(next_poll, poll_fn, "poll")
 NEXT(next_ppoll, ppoll_fn, "ppoll")
 NEXT(next_poll_chk, poll_chk_fn, "__poll_chk")
@@ -119,6 +134,9 @@ NEXT(next_ppoll_chk, ppoll_chk_fn, "__ppoll_chk")
 __attribute__((constructor)) static void resolve_next(void)
 {
 	next_mmap_get();
+#if UINTPTR_MAX != UINT64_MAX
+	next_mmap64_get();
+#endif
 	next_munmap_get();
 	next_syscall_get();
 	next_ioctl_get();
@@ -128,6 +146,8 @@ __attribute__((constructor)) static void resolve_next(void)
 	next_dup2_get();
 	next_dup3_get();
 	next_close_range_get();
+	next_closefrom_get();
+	next_fclose_get();
 	next_poll_get();
 	next_ppoll_get();
 	next_poll_chk_get();
@@ -279,13 +299,15 @@ static int node_dqbuf(int fd, struct v4l2_buffer *b, bool *handled)
 	return 0;
 }
 
-/* mmap of a character device: a uvcuse node's buffer, or libc's answer.
- * Returns NULL when fd is not a uvcuse node (the caller asks libc). */
-static void *node_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off,
+/* mmap of a file: a uvcuse node's buffer, or libc's answer (*handled false:
+ * anonymous memory, another file; the caller asks libc). */
+static void *node_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t off,
 		       bool *handled)
 {
 	struct stat st;
 	*handled = false;
+	if ((flags & MAP_ANONYMOUS) || fd < 0)
+		return NULL;
 	int saved = errno;
 	if (!maybe_node(fd, &st)) {
 		errno = saved;
@@ -321,20 +343,27 @@ static void *node_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	if (!(flags & MAP_ANONYMOUS) && fd >= 0) {
-		bool handled;
-		void *p = node_mmap(addr, len, prot, flags, fd, off, &handled);
-		if (handled)
-			return p;
-	}
-	return next_mmap_get()(addr, len, prot, flags, fd, off);
+	bool handled;
+	void *p = node_mmap(addr, len, prot, flags, fd, off, &handled);
+	return handled ? p : next_mmap_get()(addr, len, prot, flags, fd, off);
 }
 
-/* x86_64 glibc: mmap64 is mmap (off_t is 64-bit). */
+#if UINTPTR_MAX == UINT64_MAX
+/* 64-bit glibc: mmap64 is mmap (off_t is 64-bit). */
 EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return mmap(addr, len, prot, flags, fd, off);
 }
+#else
+/* 32-bit: mmap64 is a function of its own, with a 64-bit offset (what
+ * programs built with 64-bit off_t call). */
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	bool handled;
+	void *p = node_mmap(addr, len, prot, flags, fd, off, &handled);
+	return handled ? p : next_mmap64_get()(addr, len, prot, flags, fd, off);
+}
+#endif
 
 /* A buffer mapping is an ordinary memfd mapping: munmap needs no help yet.
  * Interposed so the mapping count (QUERYBUF's V4L2_BUF_FLAG_MAPPED) can be
@@ -363,6 +392,8 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		if (handled)
 			return r;
 	}
+	if (__builtin_expect(_IOC_TYPE(request) == 'V', 0))
+		fastpath_check_fd(fd);
 	int r = next_ioctl_get()(fd, request, arg);
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
 		tell_flags(fd);
@@ -395,9 +426,10 @@ static int64_t ts_to_ns(const struct timespec *ts)
 		return -1;
 	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
 		return -2; /* EINVAL: the kernel says so */
-	if (ts->tv_sec > INT64_MAX / 1000000000 - 1)
+	int64_t sec = ts->tv_sec; /* 32 bits in a 32-bit build */
+	if (sec > INT64_MAX / 1000000000 - 1)
 		return -1;
-	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+	return sec * 1000000000 + ts->tv_nsec;
 }
 
 static int wait_poll(void *ctx, struct pollfd *fds, nfds_t nfds, int64_t timeout_ns)
@@ -519,6 +551,25 @@ EXPORT int close_range(unsigned first, unsigned last, int flags)
 	return r;
 }
 
+/* glibc >= 2.34; closes with close_range inside libc, which we do not see */
+EXPORT void closefrom(int first)
+{
+	closefrom_fn next = next_closefrom_get();
+	if (first >= 0)
+		forget_range((unsigned)first, FASTPATH_FDS - 1);
+	if (next)
+		next(first);
+}
+
+/* fclose of a stream made by fdopen closes its fd inside libc */
+EXPORT int fclose(FILE *stream)
+{
+	int fd = stream ? fileno(stream) : -1;
+	if (fd >= 0)
+		fastpath_forget(fd);
+	return next_fclose_get()(stream);
+}
+
 /* libv4l2 maps driver buffers with syscall(SYS_mmap, ...), not mmap().
  * Like glibc's syscall(), this takes six arguments whatever the number
  * needs: the unused ones are register (or stack) garbage nobody reads. */
@@ -529,8 +580,16 @@ EXPORT long syscall(long nr, ...)
 	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
 	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
 	va_end(ap);
+#ifdef SYS_mmap2
+	/* 32-bit: mmap2 counts the offset in pages; SYS_mmap is the old call
+	 * that takes one pointer to its arguments (left to libc) */
+	if (nr == SYS_mmap2)
+		return (long)mmap64((void *)a1, (size_t)a2, (int)a3, (int)a4, (int)a5,
+				    (off64_t)(unsigned long)a6 * 4096);
+#else
 	if (nr == SYS_mmap)
 		return (long)mmap((void *)a1, (size_t)a2, (int)a3, (int)a4, (int)a5, (off_t)a6);
+#endif
 	if (nr == SYS_munmap)
 		return munmap((void *)a1, (size_t)a2);
 	/* and talks to the driver with syscall(SYS_ioctl, ...) */

@@ -9,8 +9,10 @@
 # would find them not its own). A boot costs about 6 s of TCG time (22 s under
 # systemd), so CI groups the scenarios (tests/e2e/meson.build); each one is
 # still a test of its own under `meson test --setup scenario NAME`.
+# NAME:SECONDS:keep marks a scenario whose changes the later ones build on
+# (readme-install.sh): the batch takes its picture of the guest after it.
 # Ends with a table (scenario, status, seconds) and fails if any failed.
-# Usage (in the guest): batch.sh NAME:SECONDS SCRIPT [ARGS...] [:: NAME:SECONDS SCRIPT ...]
+# Usage (in the guest): batch.sh NAME:SECONDS[:keep] SCRIPT [ARGS...] [:: ...]
 set -uo pipefail
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -18,15 +20,28 @@ SUMMARY=()
 FAILED=0
 ETC_SAVED=$(mktemp -d /tmp/batch-etc.XXXXXX)
 ACCOUNTS=(/etc/passwd /etc/group /etc/shadow /etc/gshadow)
-cp -a "${ACCOUNTS[@]}" "$ETC_SAVED/" 2>/dev/null
-FRESH_DIRS=()
-for dir in /run/uvcuse /var/lib/uvcuse; do
-	[ -e "$dir" ] || FRESH_DIRS+=("$dir")
-done
 
-# reset: the guest's accounts and the daemon's directories as the batch found them
+# picture: what reset brings the guest back to: its accounts, and which of
+# the daemon's directories did not exist.
+picture() {
+	cp -a "${ACCOUNTS[@]}" "$ETC_SAVED/" 2>/dev/null
+	FRESH_DIRS=()
+	for dir in /run/uvcuse /var/lib/uvcuse; do
+		[ -e "$dir" ] || FRESH_DIRS+=("$dir")
+	done
+}
+picture
+
+# reset: the guest's accounts and the daemon's directories as in the
+# picture; the homes and lingering sessions of the users a scenario added go.
 reset() {
-	local f
+	local f user home
+	while IFS=: read -r user home; do
+		loginctl disable-linger "$user" 2>/dev/null
+		loginctl terminate-user "$user" 2>/dev/null
+		case $home in /home/?*) rm -rf "$home" ;; esac
+	done < <(awk -F: 'NR == FNR { old[$1]; next } !($1 in old) { print $1 ":" $6 }' \
+		"$ETC_SAVED/passwd" /etc/passwd)
 	for f in "${ACCOUNTS[@]}"; do
 		[ ! -e "$ETC_SAVED/${f##*/}" ] || cp -a "$ETC_SAVED/${f##*/}" "$f"
 	done
@@ -49,9 +64,10 @@ leftovers() {
 	done
 }
 
-# scenario NAME:SECONDS SCRIPT [ARGS...]
+# scenario NAME:SECONDS[:keep] SCRIPT [ARGS...]
 scenario() {
-	local name=${1%%:*} limit=${1##*:} start=$SECONDS status
+	local name limit keep start=$SECONDS status
+	IFS=: read -r name limit keep <<<"$1"
 	shift
 	echo
 	echo "######## scenario $name (at most $limit s) ########"
@@ -67,7 +83,12 @@ scenario() {
 	cat "$out"
 	local why
 	why=$(grep -m1 '^FAIL: ' "$out" | cut -c7-200)
-	reset
+	if [ "$keep" = keep ]; then
+		rm -rf /tmp/scenario.*
+		picture
+	else
+		reset
+	fi
 	local took=$((SECONDS - start)) verdict=ok
 	[ "$status" -eq 0 ] || verdict="FAIL (status $status$([ "$status" -eq 124 ] && echo ", timed out"))${why:+: $why}"
 	[ "$status" -eq 0 ] || FAILED=$((FAILED + 1))
@@ -83,7 +104,7 @@ while [ $# -gt 0 ]; do
 		shift
 	done
 	[ $# -eq 0 ] || shift
-	[ ${#args[@]} -ge 2 ] && [[ ${args[0]} == *:[0-9]* ]] ||
+	[ ${#args[@]} -ge 2 ] && [[ ${args[0]} =~ ^[^:]+:[0-9]+(:keep)?$ ]] ||
 		{ echo "batch.sh: bad scenario: ${args[*]}" >&2; exit 2; }
 	scenario "${args[@]}"
 done

@@ -25,8 +25,7 @@ cuse_cleanup() {
 		echo "--- $(basename "$log") (last 15 lines)"
 		tail -n 15 "$log"
 	done
-	(exit $status)
-	cleanup
+	cleanup "$status"
 }
 trap cuse_cleanup EXIT
 

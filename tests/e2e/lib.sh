@@ -33,8 +33,11 @@ fail() {
 	exit 1
 }
 
+# cleanup [STATUS]: the scenario's end (the EXIT trap); a scenario's own
+# trap passes the status it ended with (under set -e, `(exit STATUS)` before
+# it would end the trap there).
 cleanup() {
-	local status=$?
+	local status=${1:-$?}
 	for pid in "${VCAM_PIDS[@]}"; do
 		kill -CONT "$pid" 2>/dev/null || true # a scenario may have paused it
 	done
@@ -67,6 +70,27 @@ cleanup() {
 	return $status
 }
 trap cleanup EXIT
+
+# The source tree (the README) and where readme-install.sh notes what the
+# README's install block put in place, for the scenarios after it in the
+# same guest (service.sh, pipewire.sh) and for readme-uninstall.sh.
+SRC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+INSTALLED=/run/uvcuse-test/installed
+
+# readme_block NAME: the commands of the README's fenced block between
+# <!-- NAME:begin --> and <!-- NAME:end -->, unindented, as a user would
+# paste them.
+readme_block() {
+	sed -n "/^<!-- $1:begin -->\$/,/^<!-- $1:end -->\$/p" "$SRC_ROOT/README.md" |
+		sed -e '1d' -e '$d' -e 's/^    //'
+}
+
+# ensure_installed: uvcuse installed by the README's install block, by
+# readme-install.sh earlier in this guest or now.
+ensure_installed() {
+	[ -e "$INSTALLED" ] || bash "$SRC_ROOT/tests/e2e/readme-install.sh" "$BUILD" ||
+		fail "the README's install block"
+}
 
 load_modules() {
 	for m in "$@"; do

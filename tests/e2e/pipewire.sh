@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Cameras in PipeWire (tests/vm/run --systemd): uvcuse installed as a
-# package would be, a user session (lingering, so systemd --user runs
+# Cameras in PipeWire (tests/vm/run --systemd): uvcuse installed by the
+# README's install block (readme-install.sh), a user session (lingering, so systemd --user runs
 # dbus, pipewire, wireplumber and the enabled uvcuse-pipewire.service), a
 # virtual camera plugged in. The user's PipeWire gets a Video/Source node
 # for it: GStreamer's device monitor lists it, pipewiresrc captures checked
@@ -13,8 +13,6 @@
 # Usage (in the guest): pipewire.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-STAGE=$BUILD/stage
-[ -d "$STAGE" ] || fail "no $STAGE: run through tests/e2e/install-staged.sh"
 SERIAL=PW-1
 E2E=$(cd "$(dirname "$0")" && pwd)
 VID=1209 PID=0001
@@ -64,20 +62,19 @@ on_exit() {
 		journalctl -b --no-pager -o cat _UID="$(id -u alice)" _SYSTEMD_USER_UNIT=wireplumber.service | tail -n 15 || true
 		journalctl -b --no-pager -o cat -u "$UNIT" | tail -n 20 || true
 	fi
-	cleanup
+	# what the scenario set up beside the README's install
+	loginctl disable-linger alice mallory 2>/dev/null || true
+	rm -rf /etc/systemd/user/uvcuse-pipewire.service.d /etc/uvcuse
+	cleanup "$status"
 }
 trap on_exit EXIT
 
-step "install, users, the bridge enabled for every user"
-tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
-systemd-sysusers
-systemctl daemon-reload
-udevadm control --reload
+step "installed by the README's install block; users; the bridge enabled for every user"
+ensure_installed
 systemctl --global enable uvcuse-pipewire.service
 mkdir -p /etc/systemd/user/uvcuse-pipewire.service.d
 printf '[Service]\nExecStart=\nExecStart=/usr/bin/uvcuse-pipewire --log-level debug\n' \
 	>/etc/systemd/user/uvcuse-pipewire.service.d/debug.conf
-modprobe cuse
 load_modules vhci-hcd
 useradd -m -G video alice
 useradd -m mallory # not in group video: may not open the camera

@@ -26,8 +26,7 @@ preload_cleanup() {
 		echo "--- server.log"
 		cat "$WORK/server.log"
 	fi
-	(exit $status)
-	cleanup
+	cleanup "$status"
 }
 trap preload_cleanup EXIT
 

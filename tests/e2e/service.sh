@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Plug in and use (tests/vm/run --systemd): uvcuse installed as a package
-# would be (BUILD/stage, from install-staged.sh), a virtual camera plugged in,
+# Plug in and use (tests/vm/run --systemd): uvcuse installed by the README's
+# install block (readme-install.sh), a virtual camera plugged in,
 # udev starts uvcuse@IDENTITY.service by itself, and unprivileged users
 # capture from the node. Also: the unit's own checks, a second camera, a
 # camera the config leaves to uvcvideo, kill -9, a bad config, uvcuse
@@ -11,8 +11,6 @@
 # Usage (in the guest): service.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-STAGE=$BUILD/stage
-[ -d "$STAGE" ] || fail "no $STAGE: run through tests/e2e/install-staged.sh"
 VID=1209 PID=0001
 
 # unit_of SERIAL: the instance udev starts for a camera with that serial.
@@ -41,21 +39,11 @@ node_of() {
 	systemctl show -p StatusText --value "$1" | grep -oE '/dev/video[0-9]+' | head -n 1
 }
 
-step "install (meson install into a stage, copied over the guest's root)"
-# --keep-directory-symlink: /lib is a symlink to usr/lib on Debian 12.
-tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
-systemd-sysusers
-systemctl daemon-reload
-udevadm control --reload
-id uvcuse
+step "installed by the README's install block"
+ensure_installed
 UVCUSE_BIN=$(command -v uvcuse) || fail "uvcuse is not on PATH after the install"
 RUN_BIN=$(command -v uvcuse-run) || fail "uvcuse-run is not on PATH after the install"
 echo "installed: $UVCUSE_BIN, $RUN_BIN"
-(cd "$STAGE" && find . ! -type d) | while read -r f; do
-	[ -e "/${f#./}" ] || fail "/${f#./} not installed"
-	echo "  /${f#./}"
-done
-modprobe cuse
 load_modules vhci-hcd uvcvideo
 
 step "systemd-analyze verify and security"
@@ -142,9 +130,27 @@ except OSError as e:
 echo "bob on $sock: $bobsock"
 [ "$bobsock" = "Permission denied" ] || fail "bob reached the buffer socket: $bobsock"
 
-step "/etc/ld.so.preload: plain ffmpeg as alice"
+step "/etc/ld.so.preload: plain ffmpeg as alice; 64-bit, 32-bit and setuid programs"
 "$RUN_BIN" --install-global
 cat /etc/ld.so.preload
+# shellcheck disable=SC2016 # ld.so's own $LIB, not the shell's
+grep -qxF '/usr/$LIB/uvcuse/libuvcuse-preload.so' /etc/ld.so.preload ||
+	fail "ld.so.preload does not name the library through \$LIB"
+# preloaded BITS DIR: the program of that width loads the library from DIR, silently
+preloaded() {
+	local tool=$BUILD/tests/tools/uvcuse-preloaded${1#64} out
+	[ -x "$tool" ] || fail "no $tool: the build has no $1-bit toolchain (Debian: gcc-multilib)"
+	out=$(as_alice "$tool" 2>"$WORK/preloaded.err") || fail "$1-bit program: no library mapped: $out"
+	echo "$out" | tr '\n' ' '
+	echo
+	[ ! -s "$WORK/preloaded.err" ] || fail "a $1-bit program printed: $(cat "$WORK/preloaded.err")"
+	grep -qxF "$2/uvcuse/libuvcuse-preload.so" <<<"$out" || fail "the $1-bit program mapped another build"
+}
+preloaded 64 "/usr/lib/$(gcc -print-multiarch)"
+preloaded 32 /usr/lib32
+# setuid: ld.so still reads ld.so.preload (and expands $LIB) in a secure process
+as_alice mount --version >/dev/null 2>"$WORK/setuid.err"
+[ ! -s "$WORK/setuid.err" ] || fail "a setuid program printed: $(cat "$WORK/setuid.err")"
 late=$(late_of "$NODE" "$UNIT")
 as_alice ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 \
 	-video_size 640x480 -i "$NODE" -frames:v 60 -fps_mode passthrough -f rawvideo "$WORK/global.yuyv" ||

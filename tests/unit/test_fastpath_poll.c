@@ -6,7 +6,9 @@
  * other fds of the set are answered as poll answers them; anything the
  * library cannot answer goes to the kernel (-2) with what is left of the
  * timeout; a node fd closed while another thread waits keeps the ring and
- * fds for it until it leaves, then they are freed. */
+ * fds for it until it leaves, then they are freed; a node's fd number
+ * reused behind the library's back is caught by poll and by the next
+ * kernel V4L2 ioctl. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include "unit_run.h"
 
 static struct uvcuse_ring *ring;
+static struct uvcuse_ring *daemon_view; /* the same memory, still mapped once the slot drops ring */
 static int node = -1, bell = -1, sock[2] = { -1, -1 };
 static bool attached;
 static int waits; /* real polls made by fastpath_poll */
@@ -48,8 +51,14 @@ static int64_t now_ms(void)
 static void setup(void)
 {
 	fds_before = open_fd_count();
-	ring = mmap(NULL, sizeof(*ring), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int mem = memfd_create("ring", MFD_CLOEXEC);
+	ck_assert_int_ge(mem, 0);
+	ck_assert_int_eq(ftruncate(mem, sizeof(*ring)), 0);
+	ring = mmap(NULL, sizeof(*ring), PROT_READ | PROT_WRITE, MAP_SHARED, mem, 0);
 	ck_assert_ptr_ne(ring, MAP_FAILED);
+	daemon_view = mmap(NULL, sizeof(*ring), PROT_READ | PROT_WRITE, MAP_SHARED, mem, 0);
+	ck_assert_ptr_ne(daemon_view, MAP_FAILED);
+	close(mem);
 	ring->magic = UVCUSE_MAGIC;
 	ring->size = sizeof(*ring);
 	ring->features = UVCUSE_RING_POLL_BELL;
@@ -72,6 +81,7 @@ static void teardown(void)
 	if (sock[1] >= 0)
 		close(sock[1]);
 	sock[1] = -1;
+	munmap(daemon_view, sizeof(*daemon_view));
 	ck_assert_uint_eq(open_fd_count(), fds_before);
 }
 
@@ -138,6 +148,43 @@ START_TEST(reused_fd_number_is_not_the_node)
 	waits = 0;
 	ck_assert_int_eq(poll_node(POLLIN, 0, NULL), -2);
 	ck_assert_int_eq(waits, 0);
+}
+END_TEST
+
+/* maybe_node of the probe: the file is no node (as for /dev/zero) */
+static bool never_a_node(int fd, struct stat *st)
+{
+	(void)fd;
+	(void)st;
+	return false;
+}
+
+static enum fastpath_verdict dqbuf_on_node(void)
+{
+	struct fastpath_probe probe = { .next_ioctl = NULL, .maybe_node = never_a_node };
+	struct v4l2_buffer b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP };
+	int ret = 0;
+	return fastpath_ioctl(&probe, node, VIDIOC_DQBUF, &b, &ret);
+}
+
+/* The ring answers a live slot's DQBUF without checking its fd; the same
+ * reuse as above is caught by the next V4L2 ioctl that goes to the kernel
+ * (the new file's REQBUFS, S_FMT...: fastpath_check_fd), after which a
+ * DQBUF on the number is not taken from the old file's ring. */
+START_TEST(reused_fd_number_caught_by_a_kernel_ioctl)
+{
+	for (uint32_t i = 0; i < 2; i++)
+		ring->entry[i] = (struct v4l2_buffer){ .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+						       .memory = V4L2_MEMORY_MMAP };
+	publish(2);
+	ck_assert_int_eq(dqbuf_on_node(), FASTPATH_HANDLED); /* from the ring */
+	int other = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(other, 0);
+	ck_assert_int_eq(dup2(other, node), node);
+	close(other);
+	fastpath_check_fd(node);
+	ck_assert_int_ne(dqbuf_on_node(), FASTPATH_HANDLED);
+	ck_assert(fastpath_ring_ready(daemon_view)); /* the second frame stays */
 }
 END_TEST
 
@@ -322,6 +369,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, frame_waiting_is_pollin_without_a_system_call);
 	tcase_add_test(tc, reused_fd_number_is_not_the_node);
+	tcase_add_test(tc, reused_fd_number_caught_by_a_kernel_ioctl);
 	tcase_add_test(tc, frame_waiting_and_other_fds);
 	tcase_add_test(tc, quiet_node_waits_for_the_doorbell);
 	tcase_add_test(tc, node_no_longer_quiet_goes_to_the_kernel);
