@@ -35,13 +35,16 @@ picture
 # reset: the guest's accounts and the daemon's directories as in the
 # picture; the homes and lingering sessions of the users a scenario added go.
 reset() {
-	local f user home
-	while IFS=: read -r user home; do
-		loginctl disable-linger "$user" 2>/dev/null
-		loginctl terminate-user "$user" 2>/dev/null
+	local f
+	# (a pipe: a plain guest has no /dev/fd for <(...))
+	awk -F: 'NR == FNR { old[$1]; next } !($1 in old) { print $1 ":" $6 }' \
+		"$ETC_SAVED/passwd" /etc/passwd | while IFS=: read -r user home; do
+		if [ -d /run/systemd/system ]; then
+			loginctl disable-linger "$user" 2>/dev/null
+			loginctl terminate-user "$user" 2>/dev/null
+		fi
 		case $home in /home/?*) rm -rf "$home" ;; esac
-	done < <(awk -F: 'NR == FNR { old[$1]; next } !($1 in old) { print $1 ":" $6 }' \
-		"$ETC_SAVED/passwd" /etc/passwd)
+	done
 	for f in "${ACCOUNTS[@]}"; do
 		[ ! -e "$ETC_SAVED/${f##*/}" ] || cp -a "$ETC_SAVED/${f##*/}" "$f"
 	done

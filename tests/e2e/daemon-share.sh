@@ -137,9 +137,11 @@ seq_gaps() {
 }
 mark
 camera_mark "$SERIAL"
-# the first one sets the camera's mode; it is the one killed
+# the first one sets the camera's mode; it is the one killed, so it asks
+# for more frames than it can get before the kill however slowly the
+# others start (240 at 30 fps: one run ended before it)
 for k in 1 2 3; do
-	capture YUYV 240 "kill-$k" --verbose
+	capture YUYV "$([ $k = 1 ] && echo 3600 || echo 240)" "kill-$k" --verbose
 	eval "K$k=\$BG"
 	[ $k = 1 ] && wait_log 'streaming YUYV 640x480'
 done

@@ -334,15 +334,18 @@ v4l2ctl_fps() {
 camera_mark() {
 	CAMERA_STOPS=$(grep -c 'stream stopped' "$WORK/vcam-$1.log" || true)
 }
-camera_drops() {
+# camera_count SERIAL WHAT: the frames the camera says were WHAT (dropped,
+# corrupted) in its streams stopped since camera_mark (waits 3 s for a stop)
+camera_count() {
 	local log=$WORK/vcam-$1.log i
 	for ((i = 0; i < 30; i++)); do
 		[ "$(grep -c 'stream stopped' "$log" || true)" -gt "$CAMERA_STOPS" ] && break
 		sleep 0.1
 	done
 	grep 'stream stopped' "$log" | tail -n +$((CAMERA_STOPS + 1)) |
-		sed -nE 's/.* ([0-9]+) dropped.*/\1/p' | awk '{ s += $1 } END { if (NR) print s }'
+		sed -nE "s/.* ([0-9]+) $2.*/\\1/p" | awk '{ s += $1 } END { if (NR) print s }'
 }
+camera_drops() { camera_count "$1" dropped; }
 
 # at_least_pct VALUE REF PCT: VALUE is no more than PCT percent below REF.
 at_least_pct() {

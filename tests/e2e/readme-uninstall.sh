@@ -22,19 +22,20 @@ grep -q 'uninstall' "$WORK/uninstall.sh" || fail "no uninstall block in $SRC_ROO
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail "the README's uninstall block failed"
 
 step "nothing left behind"
+cat "$INSTALLED.files" "$INSTALLED.dirs" >"$WORK/paths"
 left=0
 while read -r f; do
 	if [ -e "$f" ] || [ -L "$f" ]; then
 		echo "left: $f"
 		left=$((left + 1))
 	fi
-done < <(cat "$INSTALLED.files" "$INSTALLED.dirs")
+done <"$WORK/paths"
 [ "$left" -eq 0 ] || fail "$left installed files or directories left"
 ! grep -qs uvcuse /etc/ld.so.preload || fail "/etc/ld.so.preload still lists $(grep uvcuse /etc/ld.so.preload)"
 ! systemctl cat uvcuse@.service >/dev/null 2>&1 || fail "systemd still knows uvcuse@.service"
 links=$(find /etc/systemd -name 'uvcuse*' ! -name 'uvcuse-vm.service' 2>/dev/null) # (uvcuse-vm: the VM runner's)
 [ -z "$links" ] || fail "left in /etc/systemd: $links"
-units=$(systemctl list-units --all --no-legend 'uvcuse*' | grep -v 'not-found.*inactive.*dead' || true)
+units=$(systemctl list-units --all --no-legend 'uvcuse@*' | grep -v 'not-found.*inactive.*dead' || true)
 [ -z "$units" ] || fail "units left: $units"
 procs=$(pgrep -a uvcuse || true)
 [ -z "$procs" ] || fail "processes left: $procs"
