@@ -392,7 +392,9 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		if (handled)
 			return r;
 	}
-	if (__builtin_expect(_IOC_TYPE(request) == 'V', 0))
+	/* (QBUF and DQBUF were checked by the fast path before any channel use) */
+	if (__builtin_expect(_IOC_TYPE(request) == 'V', 0) && request != VIDIOC_DQBUF &&
+	    request != VIDIOC_QBUF)
 		fastpath_check_fd(fd);
 	int r = next_ioctl_get()(fd, request, arg);
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
