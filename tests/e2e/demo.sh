@@ -1,23 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/demo's guest half (tests/vm/run --systemd): uvcuse installed as a
-# package would be, the virtual camera plugged in, the service started by
+# scripts/demo's guest half (tests/vm/run --systemd): uvcuse installed by
+# the README's install block (readme-install.sh), the virtual camera plugged in, the service started by
 # udev, and an unprivileged user in group video taking a picture with an
 # unmodified ffmpeg through uvcuse-run. Usage: demo.sh BUILD_DIR OUT_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 SHOW_LOGS=failure
 OUT=${2:?out dir}
-STAGE=$BUILD/stage
 COUNT=60
 SERIAL=DEMO0001
 
-step "install uvcuse (meson install, as a package would)"
-tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink
-systemd-sysusers
-systemctl daemon-reload
-udevadm control --reload
-load_modules cuse vhci-hcd uvcvideo
+step "install uvcuse: the README's install block, as written"
+ensure_installed
+load_modules vhci-hcd uvcvideo
 
 step "plug in the virtual camera: udev starts the service"
 UNIT=$(systemd-escape --template=uvcuse@.service "serial-1209-0001-$SERIAL")
