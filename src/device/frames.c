@@ -3,20 +3,25 @@
  *
  * The camera streams once; each streaming process is a consumer with its
  * own queue (node_proc), fed natively or through its own converter.
- * - One consumer: the assembler writes straight into its next queued
- *   buffer, or into a native buffer of its converter: no copy beyond the
- *   one from the USB transfers (the single-app path of uvcvideo).
- * - Several: the assembler writes into the device's fan-out buffer, and
- *   each consumer gets a copy in its next queued buffer (or in a native
- *   buffer of its converter). One copy per consumer, so no process's
- *   buffers ever hold bytes another process can write.
+ * - The assembler writes straight into the next queued buffer of the
+ *   first consumer in line that has one, or into a native buffer of its
+ *   converter: no copy for it beyond the one from the USB transfers (the
+ *   single-app path of uvcvideo).
+ * - With several consumers, an app's buffer is mirrored: the assembler
+ *   writes the same payloads into the device's fan-out buffer too, and
+ *   each other consumer gets a copy from there (or from the converter's
+ *   native buffer) in its next queued buffer or native buffer. When no
+ *   consumer has a buffer ready, the frame is assembled in the fan-out
+ *   buffer alone and copied to each.
  * No frame goes to a process from memory another process can write (issue
- * 29, finding 4): while one consumer's own buffer is being written, a
+ * 29, finding 4): the copies come from the fan-out buffer or a native
+ * buffer (heap memory no app maps), never from an app's own buffer. While
+ * a frame is written into one app's buffer unmirrored (it was alone), a
  * consumer that joins starts with the next frame (its sequence counts from
- * there), and when that consumer leaves mid-frame the frame is lost to the
- * ones that joined meanwhile, which never counted it. A frame in the
- * fan-out buffer or a converter's native buffer (heap memory no app maps)
- * goes on for the others when its consumer leaves: they see no gap. */
+ * there), and when that app leaves mid-frame the frame is lost to the ones
+ * that joined meanwhile, which never counted it. A frame in the fan-out
+ * buffer, mirrored there or in a native buffer goes on for the others when
+ * its consumer leaves: they see no gap. */
 #include "device/internal.h"
 
 #include <errno.h>
@@ -190,6 +195,44 @@ static void give_back(struct device *dev, const struct frames_given *g)
 		convert_stream_unused(g->c->conv, g->mem);
 }
 
+/* Where the other consumers' copies of a finished frame come from: its
+ * mirror, the fan-out buffer or a converter's native buffer (memory no
+ * app maps); NULL when it was written into an app's buffer unmirrored.
+ * *cut: the mirror could not hold the whole frame. */
+static const uint8_t *copy_source(const struct frames_given *g, const struct uvc_frame_event *ev,
+				  size_t *len, bool *cut)
+{
+	*cut = false;
+	*len = ev->bytesused;
+	if (ev->mirror) {
+		*len = ev->mirror_bytes;
+		*cut = ev->mirror_bytes < ev->bytesused;
+		return ev->mirror;
+	}
+	return g->kind == GIVEN_FAN || g->kind == GIVEN_NATIVE ? ev->buf : NULL;
+}
+
+/* A frame for the consumers other than g's own: copies first, before
+ * vq_done hands the frame's buffer to its app. */
+static void deliver_copies(struct device *dev, const struct frames_given *g,
+			   const struct uvc_frame_event *ev, uint64_t seq,
+			   const struct convert_frame_meta *meta)
+{
+	size_t len;
+	bool cut;
+	const uint8_t *src = copy_source(g, ev, &len, &cut);
+	if (!src)
+		return;
+	struct convert_frame_meta copy_meta = *meta;
+	if (cut)
+		copy_meta.flags |= V4L2_BUF_FLAG_ERROR;
+	if (ev->mirror) /* the mirror is a copy made for the others */
+		dev->stats.bytes_copied_after += len;
+	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
+		if (c != g->c)
+			deliver_copy(c, src, len, seq, &copy_meta);
+}
+
 void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 {
 	struct device *dev = opaque;
@@ -213,12 +256,7 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 		dev->stats.bytes_assembled += ev->bytesused;
 		if (g.kind == GIVEN_APP)
 			dev->stats.frames_into_app++;
-		/* the copies first, before vq_done hands the buffer to its app;
-		 * never from an app's own buffer, which that app maps writable
-		 * (those who joined while it was written start after it) */
-		for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
-			if (g.kind == GIVEN_FAN || (g.kind == GIVEN_NATIVE && c != g.c))
-				deliver_copy(c, ev->buf, ev->bytesused, seq, &meta);
+		deliver_copies(dev, &g, ev, seq, &meta);
 		if (g.kind == GIVEN_APP) {
 			vq_done(&g.c->proc->queue, g.b, (uint32_t)ev->bytesused, meta.flags,
 				consumer_sequence(g.c, seq), &meta.timestamp);
@@ -236,31 +274,53 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 		frames_buffers_arrived(dev);
 }
 
-void frames_give(struct device *dev)
+/* Consumer c's next buffer for the assembler, in *g, if it has one ready:
+ * a native buffer of its converter, or its app's next queued buffer. */
+static bool consumer_buffer(struct dev_consumer *c, struct frames_given *g)
 {
-	struct dev_consumer *c = dev->frames.consumers;
-	if (dev->away.detached || dev->away.unplugged || dev->frames.given.kind != GIVEN_NONE || !c)
-		return; /* while the camera is away buffers stay queued for the replug */
-	struct frames_given g = { .kind = GIVEN_NONE };
-	if (c->next) {
-		if (!fan_ready(dev, 0))
-			return;
-		g = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf, .cap = dev->frames.fan_cap };
-	} else if (c->conv) {
+	if (c->conv) {
 		size_t cap;
 		uint8_t *native = c->converting ? convert_stream_native(c->conv, &cap) : NULL;
 		if (!native)
+			return false;
+		*g = (struct frames_given){ .kind = GIVEN_NATIVE, .c = c, .mem = native, .cap = cap };
+		return true;
+	}
+	struct vq_buffer *b = vq_next(&c->proc->queue);
+	if (!b)
+		return false;
+	*g = (struct frames_given){ .kind = GIVEN_APP, .c = c, .b = b, .mem = b->mem, .cap = b->length };
+	return true;
+}
+
+/* The app buffer given gets the fan-out buffer as its mirror, for the
+ * others' copies (without memory for it, they miss that frame). */
+static void mirror_given(struct device *dev)
+{
+	struct frames_given *g = &dev->frames.given;
+	if (!fan_ready(dev, g->cap))
+		return;
+	uvc_assembler_set_mirror(&dev->frames.assembler, dev->frames.fan_buf, dev->frames.fan_cap);
+	g->mirrored = true;
+}
+
+void frames_give(struct device *dev)
+{
+	struct dev_consumer *first = dev->frames.consumers, *c;
+	if (dev->away.detached || dev->away.unplugged || dev->frames.given.kind != GIVEN_NONE || !first)
+		return; /* while the camera is away buffers stay queued for the replug */
+	struct frames_given g = { .kind = GIVEN_NONE };
+	for (c = first; c && !consumer_buffer(c, &g); c = c->next)
+		;
+	if (!c) { /* no buffer ready: the fan-out buffer waits for them */
+		if (!first->next || !fan_ready(dev, 0))
 			return;
-		g = (struct frames_given){ .kind = GIVEN_NATIVE, .c = c, .mem = native, .cap = cap };
-	} else {
-		struct vq_buffer *b = vq_next(&c->proc->queue);
-		if (!b)
-			return;
-		g = (struct frames_given){ .kind = GIVEN_APP, .c = c, .b = b, .mem = b->mem,
-					   .cap = b->length };
+		g = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf, .cap = dev->frames.fan_cap };
 	}
 	dev->frames.given = g;
 	uvc_assembler_set_buffer(&dev->frames.assembler, g.mem, g.cap);
+	if (g.kind == GIVEN_APP && first->next)
+		mirror_given(dev);
 }
 
 /* A converted frame is back from the pool, in order. */
@@ -319,10 +379,20 @@ static void consumer_stop(struct dev_consumer *c)
 	c->n_held = 0;
 }
 
+/* The assembler lets go of the given buffer and of the fan-out buffer
+ * (the frame in progress, if any, goes on without a buffer). */
+static void assembler_let_go(struct device *dev)
+{
+	struct uvc_assembler *a = &dev->frames.assembler;
+	uvc_assembler_set_buffer(a, NULL, 0);
+	uvc_assembler_move_buffer(a, dev->frames.given.mem, NULL, 0);
+	uvc_assembler_move_buffer(a, dev->frames.fan_buf, NULL, 0);
+}
+
 int frames_start(struct device *dev)
 {
 	give_back(dev, &dev->frames.given);
-	uvc_assembler_move_buffer(&dev->frames.assembler, dev->frames.given.mem, NULL, 0);
+	assembler_let_go(dev);
 	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 	int ret = 0;
 	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next) {
@@ -338,8 +408,7 @@ int frames_start(struct device *dev)
 
 void device_stop_frames(struct device *dev)
 {
-	uvc_assembler_set_buffer(&dev->frames.assembler, NULL, 0);
-	uvc_assembler_move_buffer(&dev->frames.assembler, dev->frames.given.mem, NULL, 0);
+	assembler_let_go(dev);
 	give_back(dev, &dev->frames.given);
 	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 	for (struct dev_consumer *c = dev->frames.consumers; c; c = c->next)
@@ -355,20 +424,19 @@ unsigned frames_consumers(const struct device *dev)
 }
 
 /* The camera's sequence number of the first frame a joining consumer gets:
- * not one being written into another app's buffer (it cannot be copied
- * from there). A buffer only given, not yet written, is taken back: the
- * next frame goes to the fan-out buffer, for both. */
+ * not one being written into another app's buffer unmirrored (it cannot
+ * be copied from there). A buffer only given, not yet written, gets its
+ * mirror now: the next frame is for both. */
 static uint64_t joining_sequence(struct device *dev)
 {
-	struct frames_given g = dev->frames.given;
+	struct frames_given *g = &dev->frames.given;
 	uint64_t writing;
-	if (g.kind != GIVEN_APP)
+	if (g->kind != GIVEN_APP)
 		return dev->stream.next_sequence;
-	if (uvc_assembler_writing(&dev->frames.assembler, g.mem, &writing))
-		return writing + dev->stream.seq_offset + 1;
-	uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, NULL, 0);
-	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
-	give_back(dev, &g);
+	if (uvc_assembler_writing(&dev->frames.assembler, g->mem, &writing))
+		return writing + dev->stream.seq_offset + (g->mirrored ? 0 : 1);
+	if (!g->mirrored)
+		mirror_given(dev);
 	return dev->stream.next_sequence;
 }
 
@@ -411,6 +479,35 @@ int frames_consumer_on(void *opaque, struct node_proc *p)
 	return 0;
 }
 
+/* The given buffer goes: its consumer left the list, or its app frees it.
+ * A frame in a converter's native buffer goes on in the fan-out buffer
+ * for the others, and a mirrored one in its mirror: they see no gap. One
+ * only in the app's own buffer is lost (the others joined after it
+ * began). Returns what was given, for the caller to give back or forget. */
+static struct frames_given given_goes(struct device *dev)
+{
+	struct frames_given g = dev->frames.given;
+	struct uvc_assembler *a = &dev->frames.assembler;
+	bool others = false, to_fan;
+	uint64_t seq;
+	for (const struct dev_consumer *o = dev->frames.consumers; o; o = o->next)
+		others |= o != g.c;
+	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
+	if (g.kind == GIVEN_NATIVE && others && fan_ready(dev, g.cap)) {
+		uvc_assembler_move_buffer(a, g.mem, dev->frames.fan_buf, dev->frames.fan_cap);
+		to_fan = true;
+	} else {
+		uvc_assembler_move_buffer(a, g.mem, NULL, 0); /* a mirrored frame goes on in its mirror */
+		to_fan = g.mirrored && others && uvc_assembler_writing(a, dev->frames.fan_buf, &seq);
+		if (g.mirrored && !to_fan)
+			uvc_assembler_move_buffer(a, dev->frames.fan_buf, NULL, 0);
+	}
+	if (to_fan)
+		dev->frames.given = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf,
+							    .cap = dev->frames.fan_cap };
+	return g;
+}
+
 void frames_consumer_off(void *opaque, struct node_proc *p)
 {
 	struct device *dev = opaque;
@@ -425,18 +522,7 @@ void frames_consumer_off(void *opaque, struct node_proc *p)
 		}
 	}
 	if (dev->frames.given.kind != GIVEN_NONE && dev->frames.given.c == c) {
-		/* a frame in a converter's native buffer goes on in the fan-out
-		 * buffer for the others: they see no gap; one in the app's own
-		 * buffer is lost (the others joined after it began) */
-		struct frames_given g = dev->frames.given;
-		dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
-		if (g.kind == GIVEN_NATIVE && dev->frames.consumers && fan_ready(dev, g.cap)) {
-			uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, dev->frames.fan_buf, dev->frames.fan_cap);
-			dev->frames.given = (struct frames_given){ .kind = GIVEN_FAN, .mem = dev->frames.fan_buf,
-							    .cap = dev->frames.fan_cap };
-		} else {
-			uvc_assembler_move_buffer(&dev->frames.assembler, g.mem, NULL, 0);
-		}
+		struct frames_given g = given_goes(dev);
 		give_back(dev, &g);
 	}
 	if (c->shared)
@@ -481,10 +567,8 @@ void frames_request_done(struct device *dev)
 
 void frames_forget_buffer(struct device *dev, struct vq_buffer *b)
 {
-	if (dev->frames.given.kind == GIVEN_APP && dev->frames.given.b == b) {
-		uvc_assembler_move_buffer(&dev->frames.assembler, b->mem, NULL, 0);
-		dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
-	}
+	if (dev->frames.given.kind == GIVEN_APP && dev->frames.given.b == b)
+		given_goes(dev); /* forgotten, not given back: it is being freed */
 	/* No worker may write into memory that goes away. The node stops a
 	 * consumer (consumer_off) before its queue frees buffers; this only
 	 * guards that order. */

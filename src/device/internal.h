@@ -74,8 +74,11 @@ struct dev_consumer {
 };
 
 /* What the assembler writes into: one consumer's queue buffer or native
- * buffer (the only consumer: no copy), or the device's own fan-out buffer
- * whose frames are copied to every consumer. */
+ * buffer (no copy for it), or, when no consumer has a buffer ready, the
+ * device's own fan-out buffer whose frames are copied to every consumer.
+ * With several consumers an app's buffer comes with the fan-out buffer as
+ * its mirror: the others' copies come from there, never from memory an
+ * app maps. */
 enum given_kind { GIVEN_NONE, GIVEN_APP, GIVEN_NATIVE, GIVEN_FAN };
 struct frames_given {
 	enum given_kind kind;
@@ -83,6 +86,7 @@ struct frames_given {
 	struct vq_buffer *b;      /* APP */
 	uint8_t *mem;
 	size_t cap;
+	bool mirrored;            /* APP: the fan-out buffer is its mirror */
 };
 
 /* A request that needs the camera (node_uses_camera): an app's ioctl, or a

@@ -64,6 +64,8 @@ void uvc_assembler_reset(struct uvc_assembler *a)
 	memset(&a->frame, 0, sizeof(a->frame));
 	a->spare = NULL;
 	a->spare_cap = 0;
+	a->spare_mirror = NULL;
+	a->spare_mirror_cap = 0;
 	a->last_fid = -1;
 	a->pending_err_fid = -1;
 	a->pending_lost = false;
@@ -78,6 +80,48 @@ void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap)
 {
 	a->spare = buf;
 	a->spare_cap = buf ? cap : 0;
+	uvc_assembler_set_mirror(a, NULL, 0);
+}
+
+void uvc_assembler_set_mirror(struct uvc_assembler *a, uint8_t *buf, size_t cap)
+{
+	a->spare_mirror = a->spare ? buf : NULL;
+	a->spare_mirror_cap = a->spare_mirror ? cap : 0;
+}
+
+/* move_buffer of a mirror: the frame's (its bytes so far kept) or the
+ * spare's. */
+static void move_mirror(struct uvc_assembler *a, const uint8_t *from, uint8_t *to, size_t cap)
+{
+	if (a->spare_mirror == from) {
+		a->spare_mirror = to;
+		a->spare_mirror_cap = to ? cap : 0;
+	}
+	if (a->frame.mirror != from)
+		return;
+	if (to) {
+		size_t keep = a->frame.mirror_bytes < cap ? a->frame.mirror_bytes : cap;
+		if (keep)
+			memmove(to, from, keep);
+		a->frame.mirror_bytes = keep;
+	}
+	a->frame.mirror = to;
+	a->frame.mirror_cap = to ? cap : 0;
+}
+
+/* The frame in progress loses its buffer: it goes on in its mirror, whose
+ * bytes are the frame's (less what the mirror could not hold). */
+static void frame_to_mirror(struct uvc_assembler *a)
+{
+	if (a->frame.mirror_bytes < a->frame.bytes) {
+		a->frame.flags |= UVC_ASM_ERR_OVERFLOW;
+		a->stats.bytes_overflow += a->frame.bytes - a->frame.mirror_bytes;
+	}
+	a->frame.buf = a->frame.mirror;
+	a->frame.cap = a->frame.mirror_cap;
+	a->frame.bytes = a->frame.mirror_bytes;
+	a->frame.mirror = NULL;
+	a->frame.mirror_cap = a->frame.mirror_bytes = 0;
 }
 
 void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uint8_t *to,
@@ -88,9 +132,16 @@ void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uin
 	if (a->spare == from) {
 		a->spare = to;
 		a->spare_cap = to ? cap : 0;
+		if (!to)
+			uvc_assembler_set_mirror(a, NULL, 0);
 	}
+	move_mirror(a, from, to, cap);
 	if (a->frame.buf != from)
 		return;
+	if (!to && a->frame.mirror) {
+		frame_to_mirror(a);
+		return;
+	}
 	if (to) {
 		size_t keep = a->frame.bytes < cap ? a->frame.bytes : cap;
 		if (keep)
@@ -123,6 +174,7 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 {
 	struct uvc_frame_event ev = {
 		.buf = a->frame.buf, .cap = a->frame.cap, .bytesused = a->frame.bytes,
+		.mirror = a->frame.mirror, .mirror_bytes = a->frame.mirror_bytes,
 		.flags = a->frame.flags, .fid = a->frame.fid,
 		.has_pts = a->frame.has_pts, .has_scr = a->frame.has_scr,
 		.pts = a->frame.pts, .scr_stc = a->frame.scr_stc, .scr_sof = a->frame.scr_sof,
@@ -144,6 +196,7 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 		if (!a->spare) {
 			a->spare = ev.buf;
 			a->spare_cap = ev.cap;
+			uvc_assembler_set_mirror(a, a->frame.mirror, a->frame.mirror_cap);
 			return;
 		}
 		ev.flags |= UVC_ASM_DROPPED;
@@ -166,8 +219,12 @@ static void frame_start(struct uvc_assembler *a)
 	a->frame.fid = h->fid;
 	a->frame.buf = a->spare;
 	a->frame.cap = a->spare_cap;
+	a->frame.mirror = a->spare_mirror;
+	a->frame.mirror_cap = a->spare_mirror_cap;
 	a->spare = NULL;
 	a->spare_cap = 0;
+	a->spare_mirror = NULL;
+	a->spare_mirror_cap = 0;
 	a->frame.sequence = a->sequence++;
 	if (a->pending_err_fid == (int)h->fid)
 		a->frame.flags |= UVC_ASM_ERR_DEVICE;
@@ -238,6 +295,13 @@ static void payload_data(struct uvc_assembler *a, const uint8_t *p, size_t n)
 	}
 	if (!a->frame.buf)
 		return;
+	if (a->frame.mirror) {
+		size_t mroom = a->frame.mirror_cap - a->frame.mirror_bytes;
+		size_t m = n < mroom ? n : mroom;
+		if (m)
+			memcpy(a->frame.mirror + a->frame.mirror_bytes, p, m);
+		a->frame.mirror_bytes += m;
+	}
 	size_t room = a->frame.cap - a->frame.bytes;
 	size_t copy = n < room ? n : room;
 	if (copy)

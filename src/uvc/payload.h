@@ -39,7 +39,11 @@
  *    a spare, the frame is delivered flagged UVC_ASM_DROPPED, bytesused 0, so
  *    the caller can requeue that buffer).
  *  - Buffers: the assembler holds one spare buffer (uvc_assembler_set_buffer)
- *    and a frame takes it when it starts. A frame that starts with no spare
+ *    and a frame takes it when it starts. The spare may come with a mirror
+ *    (uvc_assembler_set_mirror): the frame that takes it writes its data
+ *    into both, straight from the payloads, so that a second reader gets
+ *    the frame from memory only the caller writes (our own: several
+ *    processes on one camera). A frame that starts with no spare
  *    buffer has its data discarded (FID/EOF tracking goes on) and is counted
  *    in stats.frames_no_buffer, never delivered; a buffer given in the middle
  *    of that frame waits for the next one.
@@ -88,6 +92,9 @@ struct uvc_frame_event {
 	uint8_t *buf;        /* the buffer given with uvc_assembler_set_buffer */
 	size_t cap;
 	size_t bytesused;
+	uint8_t *mirror;     /* its mirror (uvc_assembler_set_mirror), or NULL */
+	size_t mirror_bytes; /* the frame's bytes there: bytesused, or fewer
+			      * when the mirror was smaller (cut) */
 	uint32_t flags;      /* UVC_ASM_* */
 	bool error;          /* flags & UVC_ASM_ERR_MASK */
 	bool fid;
@@ -126,6 +133,8 @@ struct uvc_assembler {
 	void *opaque;
 	uint8_t *spare;
 	size_t spare_cap;
+	uint8_t *spare_mirror;
+	size_t spare_mirror_cap;
 	int last_fid;               /* -1: none yet (first payload accepted) */
 	uint64_t sequence;
 	int pending_err_fid;        /* -1, or the FID of a header-only ERR */
@@ -137,6 +146,8 @@ struct uvc_assembler {
 		bool fid;
 		uint8_t *buf;
 		size_t cap, bytes;
+		uint8_t *mirror;
+		size_t mirror_cap, mirror_bytes;
 		uint32_t flags;
 		bool has_pts, has_scr;
 		uint32_t pts, scr_stc;
@@ -161,14 +172,22 @@ void uvc_assembler_init(struct uvc_assembler *a, uvc_frame_cb cb, void *opaque);
 void uvc_assembler_reset(struct uvc_assembler *a);
 
 /* Gives the spare buffer the next frame is written to (NULL: none). It
- * replaces a spare given before. */
+ * replaces a spare given before, and its mirror. */
 void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap);
 
-/* The caller takes buffer from back (the spare, or the frame in progress):
- * the assembler goes on in to (cap bytes), the frame's bytes so far copied
- * there (what exceeds cap is lost and the frame errored with OVERFLOW).
- * to NULL: the frame in progress goes on without a buffer, its data
- * discarded as for a frame that started without one. */
+/* The spare's mirror (after uvc_assembler_set_buffer; NULL: none): the
+ * frame that takes the spare writes each byte into buf too (cap bytes at
+ * most: what does not fit is left out of the mirror only). Without a
+ * spare, no mirror is kept. */
+void uvc_assembler_set_mirror(struct uvc_assembler *a, uint8_t *buf, size_t cap);
+
+/* The caller takes buffer from back (the spare, the frame in progress, or
+ * a mirror): the assembler goes on in to (cap bytes), the frame's bytes so
+ * far copied there (what exceeds cap is lost and the frame errored with
+ * OVERFLOW). to NULL: a spare goes with its mirror; the frame in progress
+ * goes on in its mirror when it has one (the mirror becomes its buffer),
+ * else without a buffer, its data discarded as for a frame that started
+ * without one; a mirror taken back is simply no longer written. */
 void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uint8_t *to,
 			       size_t cap);
 /* Whether a frame is being written into buf now (not just given as the

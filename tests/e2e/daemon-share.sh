@@ -3,7 +3,7 @@
 # Several processes on one camera (issue 13, second part): the camera
 # streams once, each process gets every frame intact in buffers of its own.
 # - ffmpeg (MMAP through the library), uvcuse-readcap (read()) and OpenCV
-#   (MMAP), 150 frames each at once: all intact; the vcam committed once.
+#   (MMAP), 300 frames each at once: all intact; the vcam committed once.
 # - YUYV and RGB24 640x480 at once; MJPEG 1920x1080 meanwhile answers EBUSY,
 #   and streams once they stopped.
 # - Three v4l2-ctl, the first (whose mode the camera streams) SIGKILLed: the
@@ -72,20 +72,20 @@ capture() {
 # commits: the commits the vcam took so far.
 commits() { grep -c '^.*commit: ' "$VLOG" || true; }
 
-step "OpenCV (MMAP), ffmpeg (MMAP) and uvcuse-readcap (read()) at once, 150 frames each"
+step "OpenCV (MMAP), ffmpeg (MMAP) and uvcuse-readcap (read()) at once, 300 frames each"
 before=$(commits)
 mark
 camera_mark "$SERIAL"
 # OpenCV first: Python and cv2 take several seconds to start under TCG; it
-# reads 300 frames so that the three overlap for 150
-"$RUN" "$SYSPY" "$(dirname "$0")/cv2_capture.py" "$NODE" "$WORK/cv2.yuyv" 300 >"$WORK/cv2.log" 2>&1 &
+# reads 450 frames so that the three overlap for 300
+"$RUN" "$SYSPY" "$(dirname "$0")/cv2_capture.py" "$NODE" "$WORK/cv2.yuyv" 450 >"$WORK/cv2.log" 2>&1 &
 CV2=$!
 wait_log 'streaming YUYV 640x480'
 "$RUN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 -video_size 640x480 \
-	-i "$NODE" -frames:v 150 -fps_mode passthrough -f rawvideo "$WORK/ffmpeg.yuyv" \
+	-i "$NODE" -frames:v 300 -fps_mode passthrough -f rawvideo "$WORK/ffmpeg.yuyv" \
 	>"$WORK/ffmpeg.log" 2>&1 &
 FFMPEG=$!
-"$READCAP" "$NODE" 150 "$WORK/read.yuyv" >"$WORK/readcap.log" 2>&1 &
+"$READCAP" "$NODE" 300 "$WORK/read.yuyv" >"$WORK/readcap.log" 2>&1 &
 READ=$!
 wait_streams 3
 wait "$FFMPEG" || { cat "$WORK/ffmpeg.log"; fail "ffmpeg"; }
@@ -93,9 +93,9 @@ wait "$READ" || { cat "$WORK/readcap.log"; fail "uvcuse-readcap"; }
 wait "$CV2" || { cat "$WORK/cv2.log"; fail "OpenCV"; }
 wait_log 'stream stopped after'
 DROPS=$(camera_drops "$SERIAL")
-check_shared "$WORK/ffmpeg.yuyv" YUYV 640x480 150 "$FFMPEG"
-check_shared "$WORK/read.yuyv" YUYV 640x480 150 "$READ"
-check_shared "$WORK/cv2.yuyv" YUYV 640x480 300 "$CV2"
+check_shared "$WORK/ffmpeg.yuyv" YUYV 640x480 300 "$FFMPEG"
+check_shared "$WORK/read.yuyv" YUYV 640x480 300 "$READ"
+check_shared "$WORK/cv2.yuyv" YUYV 640x480 450 "$CV2"
 n=$(($(commits) - before))
 echo "the vcam took $n commit(s) for the three; the daemon:"
 since 'joins the stream|left the stream|stream stopped after' | sed "s/^/  /"

@@ -630,9 +630,12 @@ START_TEST(two_processes_share_the_stream)
 	ck_assert_int_eq(ra->result, 0);
 	ck_assert_int_eq(rb->result, 0);
 	ck_assert_uint_eq(buf_of(ra)->bytesused, buf_of(rb)->bytesused);
-	/* b came before the frame began: a's buffer, only given, was taken
-	 * back and the frame assembled in the fan-out buffer, a copy for each
-	 * (never one from a's own buffer, which a can write) */
+	/* b came before the frame began: a's buffer, only given, got the
+	 * fan-out buffer as its mirror; the frame was assembled into both, a
+	 * took it in place and b a copy of the mirror (never one from a's own
+	 * buffer, which a can write): two copies beside the assembly, one of
+	 * them the mirror */
+	ck_assert_uint_eq(dev->stats.frames_into_app, 1);
 	ck_assert_uint_eq(dev->stats.bytes_copied_after, 2 * buf_of(rb)->bytesused);
 	struct device_status st = status();
 	ck_assert_uint_eq(st.streams[0].frames, 1); /* each process got the frame */
@@ -711,6 +714,60 @@ START_TEST(leaver_partial_frame_not_handed_on)
 	ck_assert_int_eq(rb->result, 0);
 	ck_assert_uint_eq(buf_of(rb)->sequence, 0);
 	ck_assert(all_bytes(dequeued_bytes(b, rb), buf_of(rb)->bytesused, 0x33));
+	free(rb);
+	fake_cuse_release(b);
+}
+END_TEST
+
+/* Issue 29, finding 4: with several processes on the camera, the first
+ * in line still has its frame assembled straight into its own buffer (no
+ * copy after assembly), and the others' copies come from the mirror the
+ * assembler wrote beside it: what that app writes on its own buffer
+ * meanwhile reaches no one else. */
+START_TEST(first_app_in_place_others_from_the_mirror)
+{
+	struct cuse_file *a = open_file(PID_A, O_RDWR);
+	struct cuse_file *b = open_file(PID_B, O_RDWR);
+	stream_mmap(a, 2);
+	stream_mmap(b, 2);
+	struct cuse_req *ra = dqbuf(a), *rb = dqbuf(b);
+	fake_usb_frame_part(0x44, 4000);
+	ck_assert_int_eq(dev->frames.given.kind, GIVEN_APP);
+	ck_assert(dev->frames.given.mirrored);
+	memset(dev->frames.given.mem, 0x66, 4000); /* app A scribbles meanwhile */
+	fake_usb_frame(0x44, false);
+	ck_assert(ra->answered && rb->answered);
+	ck_assert_uint_eq(dev->stats.frames_into_app, 1);
+	ck_assert_uint_eq(buf_of(rb)->sequence, 0);
+	ck_assert(all_bytes(dequeued_bytes(b, rb), buf_of(rb)->bytesused, 0x44));
+	ck_assert(!all_bytes(dequeued_bytes(a, ra), 4000, 0x44)); /* its own doing */
+	free(ra);
+	free(rb);
+	fake_cuse_release(a);
+	fake_cuse_release(b);
+}
+END_TEST
+
+/* Issue 29, finding 4: the app whose buffer a mirrored frame is written
+ * into leaves mid-frame: the frame goes on in the mirror, and the other
+ * process gets it whole, from the camera, with no gap. */
+START_TEST(mirrored_frame_outlives_its_app)
+{
+	struct cuse_file *a = open_file(PID_A, O_RDWR);
+	struct cuse_file *b = open_file(PID_B, O_RDWR);
+	stream_mmap(a, 2);
+	stream_mmap(b, 2);
+	struct cuse_req *rb = dqbuf(b);
+	fake_usb_frame_part(0x55, 4000);
+	ck_assert(dev->frames.given.kind == GIVEN_APP && dev->frames.given.mirrored);
+	memset(dev->frames.given.mem, 0x66, 4000);
+	fake_cuse_release(a); /* leaves mid-frame */
+	ck_assert_int_eq(dev->frames.given.kind, GIVEN_FAN);
+	fake_usb_frame(0x55, false);
+	ck_assert(rb->answered);
+	ck_assert_int_eq(rb->result, 0);
+	ck_assert_uint_eq(buf_of(rb)->sequence, 0);
+	ck_assert(all_bytes(dequeued_bytes(b, rb), buf_of(rb)->bytesused, 0x55));
 	free(rb);
 	fake_cuse_release(b);
 }
@@ -936,6 +993,8 @@ static Suite *device_suite(void)
 	tcase_add_test(t, two_processes_share_the_stream);
 	tcase_add_test(t, joiner_gets_no_frame_from_another_app_buffer);
 	tcase_add_test(t, leaver_partial_frame_not_handed_on);
+	tcase_add_test(t, first_app_in_place_others_from_the_mirror);
+	tcase_add_test(t, mirrored_frame_outlives_its_app);
 	tcase_add_test(t, other_mode_busy_while_streaming);
 	tcase_add_test(t, converted_stream);
 	suite_add_tcase(s, t);

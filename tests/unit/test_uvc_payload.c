@@ -326,6 +326,120 @@ START_TEST(buffer_moved_mid_frame)
 }
 END_TEST
 
+/* Sends frame f as 1 KiB iso packets; before packet `at`, calls then(). */
+static void send_iso_then(struct sink *s, struct vcam_payload *p, const uint8_t *f, size_t len,
+			  uint64_t *t, unsigned at, void (*then)(struct sink *))
+{
+	uint8_t pkt[1024];
+	vcam_payload_start_frame(p, f, len, *t, false);
+	for (unsigned k = 0; p->in_frame; k++) {
+		if (k == at && then)
+			then(s);
+		size_t n = vcam_payload_iso_packet(p, pkt, sizeof(pkt), *t += 125000);
+		ck_assert_int_eq(uvc_assembler_packet(&s->a, pkt, n), 0);
+	}
+}
+
+static void scribble_on_primary(struct sink *s)
+{
+	memset(s->bufs[0], 0x66, s->cap); /* its app writes on its own buffer */
+}
+
+static void primary_goes(struct sink *s)
+{
+	uvc_assembler_move_buffer(&s->a, s->bufs[0], NULL, 0);
+	memset(s->bufs[0], 0x66, s->cap); /* no longer written, nor read */
+}
+
+static void mirror_goes(struct sink *s)
+{
+	uvc_assembler_move_buffer(&s->a, s->bufs[2], NULL, 0);
+}
+
+/* A spare with a mirror (issue 29, finding 4: several processes on one
+ * camera): the frame is written into both straight from the payloads, so
+ * the mirror holds the camera's bytes whatever the primary's owner does
+ * to its own buffer; the frame goes on in the mirror when the primary is
+ * taken back; a mirror too small is cut, the primary whole. */
+START_TEST(mirror_written_beside_the_buffer)
+{
+	struct sink s;
+	sink_init(&s, 20000, false);
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f = make_frame(10000, 9);
+	uint64_t t = 0;
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	uvc_assembler_set_mirror(&s.a, s.bufs[2], s.cap);
+	send_iso_then(&s, &p, f, 10000, &t, 5, scribble_on_primary);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_ptr_eq(s.ev[0].buf, s.bufs[0]);
+	ck_assert_ptr_eq(s.ev[0].mirror, s.bufs[2]);
+	ck_assert_uint_eq(s.ev[0].mirror_bytes, 10000);
+	ck_assert(memcmp(s.bufs[2], f, 10000) == 0); /* the camera's bytes */
+	ck_assert(memcmp(s.bufs[0], f, 10000) != 0);  /* the scribbled ones */
+
+	/* the primary taken back mid-frame: the frame ends in the mirror */
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	uvc_assembler_set_mirror(&s.a, s.bufs[2], s.cap);
+	send_iso_then(&s, &p, f, 10000, &t, 4, primary_goes);
+	ck_assert_uint_eq(s.n, 2);
+	check_frame(&s, 1, f, 10000, 1, 0);
+	ck_assert_ptr_eq(s.ev[1].buf, s.bufs[2]);
+	ck_assert_ptr_null(s.ev[1].mirror);
+
+	/* the mirror taken back mid-frame: the primary goes on alone */
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	uvc_assembler_set_mirror(&s.a, s.bufs[2], s.cap);
+	send_iso_then(&s, &p, f, 10000, &t, 4, mirror_goes);
+	check_frame(&s, 2, f, 10000, 2, 0);
+	ck_assert_ptr_null(s.ev[2].mirror);
+
+	/* a mirror of 100 bytes: cut there, the frame itself whole */
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	uvc_assembler_set_mirror(&s.a, s.bufs[2], 100);
+	send_iso_then(&s, &p, f, 10000, &t, 0, NULL);
+	check_frame(&s, 3, f, 10000, 3, 0);
+	ck_assert_uint_eq(s.ev[3].mirror_bytes, 100);
+	ck_assert(memcmp(s.bufs[2], f, 100) == 0);
+
+	/* each spare decides: a buffer given again comes without a mirror,
+	 * and a mirror without a spare is not kept */
+	uvc_assembler_set_buffer(&s.a, s.bufs[1], s.cap);
+	send_iso_then(&s, &p, f, 10000, &t, 0, NULL);
+	ck_assert_ptr_null(s.ev[4].mirror);
+	uvc_assembler_set_mirror(&s.a, s.bufs[2], s.cap);
+	ck_assert_ptr_null(s.a.spare_mirror);
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
+/* drop_errors keeps an errored frame's buffer as the spare: its mirror
+ * stays with it for the next frame. */
+START_TEST(mirror_kept_with_a_dropped_frame)
+{
+	struct sink s;
+	sink_init(&s, 20000, false);
+	s.a.drop_errors = true;
+	struct vcam_payload p;
+	vcam_payload_reset(&p, 0);
+	uint8_t *f = make_frame(10000, 3);
+	uvc_assembler_set_buffer(&s.a, s.bufs[0], s.cap);
+	uvc_assembler_set_mirror(&s.a, s.bufs[2], s.cap);
+	send_iso(&s, &p, f, 10000, 0, true, 1024, 0);
+	ck_assert_uint_eq(s.n, 0);
+	ck_assert_ptr_eq(s.a.spare, s.bufs[0]);
+	ck_assert_ptr_eq(s.a.spare_mirror, s.bufs[2]);
+	send_iso(&s, &p, f, 10000, 1, false, 1024, 0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_ptr_eq(s.ev[0].mirror, s.bufs[2]);
+	ck_assert(memcmp(s.bufs[2], f, 10000) == 0);
+	free(f);
+	sink_free(&s);
+}
+END_TEST
+
 static const size_t iso_rooms[] = { 1024, 3072, 957, 13 };
 
 START_TEST(iso_frames_exact)
@@ -868,6 +982,8 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, iso_camera_faults);
 	tcase_add_test(t, packet_lost_between_frames);
 	tcase_add_test(t, buffer_moved_mid_frame);
+	tcase_add_test(t, mirror_written_beside_the_buffer);
+	tcase_add_test(t, mirror_kept_with_a_dropped_frame);
 	suite_add_tcase(s, t);
 	return s;
 }
