@@ -19,6 +19,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 MINUTES=${2:?usage: soak.sh BUILD_DIR MINUTES}
+SOAK_S=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 }') # (MINUTES may be 0.5)
 SERIAL=SOAK
 NODE=/dev/video10
 SHOW_LOGS=failure
@@ -122,8 +123,8 @@ echo "after the warm-up: RSS $SAMPLE_RSS KiB, $FD_BASE fds"
 
 step "soak: $MINUTES minutes of rounds"
 START=$SECONDS
-END=$((START + MINUTES * 60))
-QUARTER=$((START + MINUTES * 15))
+END=$((START + SOAK_S))
+QUARTER=$((START + SOAK_S / 4))
 RSS_REF=$SAMPLE_RSS
 NEXT_REPORT=$((START + 60))
 while [ $SECONDS -lt $END ]; do
