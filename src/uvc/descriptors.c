@@ -105,6 +105,15 @@ static int parse_interface(struct parser *ps, const uint8_t *d, unsigned l)
 			ps->vc_done = true;
 			return 0;
 		}
+		if (ps->have_vc) {
+			/* the same interface again (an alternate setting, or a
+			 * repeat): its class descriptors are not the first
+			 * one's, which uvcvideo reads alone; ignored whether
+			 * asked for by number or not */
+			desc_warn(ps, "VideoControl interface %u again (alternate setting %u) ignored",
+				  intf, d[3]);
+			return 0;
+		}
 		ps->have_vc = true;
 		ps->vendor_class = vendor;
 		cam->control_interface = intf;
