@@ -443,6 +443,10 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 		/* A camera whose host falls behind drops frames: send the newest. */
 		uint64_t due = (now_ns - cam->stream_start_ns) / cam->interval_ns;
 		if (due > index) {
+			/* each gap logged: a checker tells the camera's drops in
+			 * its window from the host's (tests/e2e/daemon-hostile.sh) */
+			LOG("late: frames %u to %u dropped\n", cam->sequence_base + (uint32_t)index,
+			    cam->sequence_base + (uint32_t)due - 1);
 			cam->stats.frames_dropped += due - index;
 			index = due;
 		}
