@@ -89,6 +89,17 @@ void uvc_assembler_set_mirror(struct uvc_assembler *a, uint8_t *buf, size_t cap)
 	a->spare_mirror_cap = a->spare_mirror ? cap : 0;
 }
 
+/* A frame's bytes so far, *bytes of them in from, moved to to (cap bytes):
+ * how many did not fit, and are lost. */
+static size_t move_bytes(const uint8_t *from, uint8_t *to, size_t cap, size_t *bytes)
+{
+	size_t keep = *bytes < cap ? *bytes : cap, lost = *bytes - keep;
+	if (keep)
+		memmove(to, from, keep);
+	*bytes = keep;
+	return lost;
+}
+
 /* move_buffer of a mirror: the frame's (its bytes so far kept) or the
  * spare's. */
 static void move_mirror(struct uvc_assembler *a, const uint8_t *from, uint8_t *to, size_t cap)
@@ -99,12 +110,8 @@ static void move_mirror(struct uvc_assembler *a, const uint8_t *from, uint8_t *t
 	}
 	if (a->frame.mirror != from)
 		return;
-	if (to) {
-		size_t keep = a->frame.mirror_bytes < cap ? a->frame.mirror_bytes : cap;
-		if (keep)
-			memmove(to, from, keep);
-		a->frame.mirror_bytes = keep;
-	}
+	if (to)
+		move_bytes(from, to, cap, &a->frame.mirror_bytes);
 	a->frame.mirror = to;
 	a->frame.mirror_cap = to ? cap : 0;
 }
@@ -142,15 +149,10 @@ void uvc_assembler_move_buffer(struct uvc_assembler *a, const uint8_t *from, uin
 		frame_to_mirror(a);
 		return;
 	}
-	if (to) {
-		size_t keep = a->frame.bytes < cap ? a->frame.bytes : cap;
-		if (keep)
-			memmove(to, from, keep);
-		if (keep < a->frame.bytes) {
-			a->frame.flags |= UVC_ASM_ERR_OVERFLOW;
-			a->stats.bytes_overflow += a->frame.bytes - keep;
-		}
-		a->frame.bytes = keep;
+	size_t lost = to ? move_bytes(from, to, cap, &a->frame.bytes) : 0;
+	if (lost) {
+		a->frame.flags |= UVC_ASM_ERR_OVERFLOW;
+		a->stats.bytes_overflow += lost;
 	}
 	a->frame.buf = to;
 	a->frame.cap = to ? cap : 0;
@@ -180,8 +182,9 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 		.pts = a->frame.pts, .scr_stc = a->frame.scr_stc, .scr_sof = a->frame.scr_sof,
 		.sequence = a->frame.sequence,
 	};
+	size_t mirror_cap = a->frame.mirror_cap;
 	a->frame.active = false;
-	a->frame.buf = NULL;
+	a->frame.buf = a->frame.mirror = NULL; /* a finished frame holds neither */
 	if (!ev.buf) {
 		a->stats.frames_no_buffer++;
 		return;
@@ -196,7 +199,7 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 		if (!a->spare) {
 			a->spare = ev.buf;
 			a->spare_cap = ev.cap;
-			uvc_assembler_set_mirror(a, a->frame.mirror, a->frame.mirror_cap);
+			uvc_assembler_set_mirror(a, ev.mirror, mirror_cap);
 			return;
 		}
 		ev.flags |= UVC_ASM_DROPPED;
