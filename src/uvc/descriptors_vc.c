@@ -156,10 +156,12 @@ int desc_parse_vc(struct parser *ps, const uint8_t *d, unsigned l)
 	}
 	if (l < 4)
 		return desc_fail(ps, "VC subtype 0x%02x: bLength %u < 4", subtype, l);
+	/* uvcvideo 6.1 keeps both and an ID names the first (uvc/chain.h);
+	 * 6.13 refused such cameras and was reverted for it. */
 	if (d[3] == 0)
-		return desc_fail(ps, "VC subtype 0x%02x: entity ID 0", subtype);
-	if (uvc_camera_find_entity(cam, d[3]))
-		return desc_fail(ps, "VC entity %u: duplicate ID", d[3]);
+		desc_warn(ps, "VC subtype 0x%02x: entity ID 0", subtype);
+	else if (uvc_camera_find_entity(cam, d[3]))
+		desc_warn(ps, "VC entity %u: duplicate ID, the first one keeps it", d[3]);
 
 	/* Validate before allocating, so error paths own nothing new. */
 	struct entity_layout at;

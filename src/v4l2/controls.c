@@ -7,6 +7,7 @@
 #include "v4l2/controls.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/usb/video.h>
@@ -26,102 +27,36 @@ void ctrls_mark_class(struct ctrls *c, uint32_t id)
 			c->class_bitmap |= (uint8_t)BIT(k);
 }
 
-static bool in_list(const struct uvc_entity *const *out, unsigned n, const struct uvc_entity *e)
+/* The chain of the node's streaming interface (the first one's, the
+ * only one uvcuse serves): the chain holding its output terminal; if none
+ * does (uvcvideo makes no node then), the first chain, so that the
+ * camera keeps its controls; none at all: no controls. */
+static int node_chain(const struct uvc_camera *cam, struct uvc_chain *out)
 {
-	for (unsigned k = 0; k < n; k++)
-		if (out[k] == e)
-			return true;
-	return false;
-}
+	struct uvc_chains *all = malloc(sizeof(*all));
+	const struct uvc_chain *mine = NULL;
+	int n = all ? uvc_chains_scan(cam, all) : -ENOMEM;
 
-static bool has_source(const struct uvc_entity *e, uint8_t id)
-{
-	for (unsigned s = 0; s < e->n_sources; s++)
-		if (e->sources[s] == id)
-			return true;
-	return false;
-}
-
-/* uvc_scan_chain_forward: the extension units (one input pin) that take
- * their input from e, other than the one the walk came from, in descriptor
- * order; they end there (no further scan from them). Output terminals
- * found forward carry no controls and are left out. */
-static unsigned chain_forward(const struct uvc_camera *cam, const struct uvc_entity *e,
-			      const struct uvc_entity *prev, const struct uvc_entity **out,
-			      unsigned n, unsigned max)
-{
-	for (unsigned i = 0; i < cam->n_entities && n < max; i++) {
-		const struct uvc_entity *fwd = &cam->entities[i];
-
-		if (fwd == prev || fwd->kind != UVC_ENTITY_EXTENSION_UNIT || fwd->n_sources != 1 ||
-		    !has_source(fwd, e->id) || in_list(out, n, fwd))
-			continue;
-		out[n++] = fwd;
+	memset(out, 0, sizeof(*out));
+	out->selector = out->processing = -1;
+	if (n > 0) {
+		mine = cam->n_streams ? uvc_chains_find_terminal(all, cam, cam->streams[0].terminal_link)
+				      : NULL;
+		*out = mine ? *mine : all->chain[0];
 	}
-	return n;
-}
-
-/* The chain uvcvideo scans (uvc_scan_chain): from the output terminal the
- * streaming interface links to, back through each entity's first source
- * (every input terminal of a selector unit, which ends the walk), with
- * each entity's forward extension units after it. Without an output
- * terminal: every entity in descriptor order. */
-static unsigned chain_order(const struct uvc_camera *cam, const struct uvc_entity **out,
-			    unsigned max)
-{
-	const struct uvc_entity *e = NULL, *prev = NULL;
-	unsigned n = 0;
-
-	if (cam->n_streams)
-		e = uvc_camera_find_entity(cam, cam->streams[0].terminal_link);
-	if (!e || e->kind != UVC_ENTITY_OUTPUT_TERMINAL) {
-		e = NULL;
-		for (unsigned i = 0; i < cam->n_entities && !e; i++)
-			if (cam->entities[i].kind == UVC_ENTITY_OUTPUT_TERMINAL)
-				e = &cam->entities[i];
-	}
-	if (!e) {
-		for (unsigned i = 0; i < cam->n_entities && n < max; i++)
-			out[n++] = &cam->entities[i];
-		return n;
-	}
-	while (e && n < max) {
-		if (in_list(out, n, e))
-			return n; /* a loop in the descriptors */
-		out[n++] = e;
-		n = chain_forward(cam, e, prev, out, n, max);
-		if (e->kind == UVC_ENTITY_SELECTOR_UNIT && e->n_sources > 1) {
-			for (unsigned s = 0; s < e->n_sources && n < max; s++) {
-				const struct uvc_entity *src = uvc_camera_find_entity(cam, e->sources[s]);
-
-				if (!src || src->kind != UVC_ENTITY_INPUT_TERMINAL || in_list(out, n, src))
-					continue;
-				out[n++] = src;
-				n = chain_forward(cam, src, e, out, n, max);
-			}
-			break;
-		}
-		if (e->kind == UVC_ENTITY_INPUT_TERMINAL)
-			break;
-		prev = e;
-		e = e->n_sources ? uvc_camera_find_entity(cam, e->sources[0]) : NULL;
-	}
-	return n;
+	free(all);
+	return n < 0 ? n : 0;
 }
 
 int ctrls_init(struct ctrls *c, const struct uvc_camera *cam)
 {
-	const struct uvc_entity *chain[CTRLS_MAX_CHAIN];
-	unsigned n = chain_order(cam, chain, CTRLS_MAX_CHAIN);
-
 	memset(c, 0, sizeof(*c));
 	c->cam = cam;
 	c->bcd_uvc = cam->bcd_uvc;
-	for (unsigned k = 0; k < n; k++)
-		c->chain[k] = chain[k]->id;
-	c->n_chain = n;
-	for (unsigned k = 0; k < n; k++) {
-		const struct uvc_entity *e = chain[k];
+	if (node_chain(cam, &c->chain) < 0)
+		return -ENOMEM;
+	for (unsigned k = 0; k < c->chain.n; k++) {
+		const struct uvc_entity *e = uvc_chain_entity(cam, &c->chain, k);
 		int unit = uvc_ctrl_entity_unit(e);
 
 		if (unit < 0)

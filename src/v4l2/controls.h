@@ -38,6 +38,7 @@
 
 #include <linux/videodev2.h>
 
+#include "uvc/chain.h"
 #include "uvc/ctrl_map.h"
 #include "uvc/descriptors.h"
 
@@ -51,7 +52,7 @@
  * controls may be larger (GET_LEN says, up to 65535 bytes). */
 #define CTRLS_MAX_BYTES 8
 /* Entities of the chain uvcvideo scans that ctrls keeps in order. */
-#define CTRLS_MAX_CHAIN 64
+#define CTRLS_MAX_CHAIN UVC_CHAIN_MAX_ENTITIES
 /* uvcvideo's UVC_MAX_CONTROL_MENU_ENTRIES */
 #define CTRLS_MAX_MENU 32
 
@@ -118,11 +119,10 @@ struct ctrls {
 	uint16_t bcd_uvc;
 	uint8_t class_bitmap; /* bit 0: camera class, bit 1: user class */
 	unsigned n_uvc, n_maps, n_user_maps;
-	/* The chain's entity IDs in uvcvideo's order (uvc_scan_chain: from the
-	 * output terminal back to the camera, forward extension units after
-	 * the entity they hang from). */
-	uint8_t chain[CTRLS_MAX_CHAIN];
-	unsigned n_chain;
+	/* The chain of the node's streaming interface, as uvcvideo scans it
+	 * (uvc/chain.h): its order is the order of the controls; empty when
+	 * uvcvideo finds none. */
+	struct uvc_chain chain;
 	/* In uvcvideo's order: by chain entity, then bmControls bit; a
 	 * control's mappings in table order, then those applications added. */
 	struct ctrls_uvc uvc[CTRLS_MAX_UVC];

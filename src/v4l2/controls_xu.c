@@ -51,24 +51,32 @@ void ctrls_free(struct ctrls *c)
 	memset(&c->xu_init, 0, sizeof(c->xu_init));
 }
 
-/* The entity's place in the chain, or c->n_chain when it is not in it. */
+/* The place in the chain of the entity with this ID that can carry
+ * controls (a camera terminal, a processing or an extension unit: an ID
+ * two entities share names the first of those), or c->chain.n. */
 static int chain_pos(const struct ctrls *c, uint8_t entity)
 {
-	for (unsigned k = 0; k < c->n_chain; k++)
-		if (c->chain[k] == entity)
+	for (unsigned k = 0; c->cam && k < c->chain.n; k++) {
+		const struct uvc_entity *e = uvc_chain_entity(c->cam, &c->chain, k);
+
+		if (e->id == entity &&
+		    (e->kind == UVC_ENTITY_EXTENSION_UNIT || uvc_ctrl_entity_unit(e) >= 0))
 			return (int)k;
-	return (int)c->n_chain;
+	}
+	return (int)c->chain.n;
 }
 
-/* The extension unit with this ID in the chain, or NULL. */
+/* The extension unit with this ID in the chain, or NULL (uvcvideo's
+ * uvc_xu_ctrl_query looks among the chain's extension units). */
 static const struct uvc_entity *xu_by_id(const struct ctrls *c, uint8_t id)
 {
-	const struct uvc_entity *e;
+	for (unsigned k = 0; c->cam && k < c->chain.n; k++) {
+		const struct uvc_entity *e = uvc_chain_entity(c->cam, &c->chain, k);
 
-	if (!c->cam || chain_pos(c, id) == (int)c->n_chain)
-		return NULL;
-	e = uvc_camera_find_entity(c->cam, id);
-	return e && e->kind == UVC_ENTITY_EXTENSION_UNIT ? e : NULL;
+		if (e->id == id && e->kind == UVC_ENTITY_EXTENSION_UNIT)
+			return e;
+	}
+	return NULL;
 }
 
 /* uvcvideo finds a control of an extension unit by ctrl->index ==
@@ -262,10 +270,10 @@ static const struct uvc_entity *xu_by_guid(const struct ctrls *c, const uint8_t 
 {
 	if (!c->cam)
 		return NULL;
-	for (unsigned k = 0; k < c->n_chain; k++) {
-		const struct uvc_entity *e = uvc_camera_find_entity(c->cam, c->chain[k]);
+	for (unsigned k = 0; k < c->chain.n; k++) {
+		const struct uvc_entity *e = uvc_chain_entity(c->cam, &c->chain, k);
 
-		if (e && e->kind == UVC_ENTITY_EXTENSION_UNIT && !memcmp(e->guid, guid, 16) &&
+		if (e->kind == UVC_ENTITY_EXTENSION_UNIT && !memcmp(e->guid, guid, 16) &&
 		    xu_has(e, selector))
 			return e;
 	}

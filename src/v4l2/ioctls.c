@@ -121,15 +121,14 @@ static int enum_input(struct node *n, struct node_file *f, struct node_ioc *a)
 
 static int g_input(struct node *n, struct node_file *f, struct node_ioc *a)
 {
-	(void)n, (void)f;
-	*(int *)a->arg = 0;
-	return 0;
+	(void)f;
+	return node_g_input(n, a->arg);
 }
 
 static int s_input(struct node *n, struct node_file *f, struct node_ioc *a)
 {
-	(void)n, (void)f;
-	return *(unsigned *)a->arg == 0 ? 0 : -EINVAL;
+	(void)f;
+	return node_s_input(n, *(unsigned *)a->arg);
 }
 
 /* ENUM_FMT, ENUM_FRAMESIZES, ENUM_FRAMEINTERVALS: the camera's formats,
@@ -350,8 +349,8 @@ static const struct node_ioctl table[] = {
 	IOC(VIDIOC_G_PRIORITY, 0, g_priority, NULL),
 	IOC(VIDIOC_S_PRIORITY, PRIO, s_priority, NULL),
 	IOC(VIDIOC_ENUMINPUT, 0, enum_input, NULL),
-	IOC(VIDIOC_G_INPUT, 0, g_input, NULL),
-	IOC(VIDIOC_S_INPUT, PRIO, s_input, NULL),
+	IOC(VIDIOC_G_INPUT, CAMERA, g_input, NULL),
+	IOC(VIDIOC_S_INPUT, PRIO | CAMERA, s_input, NULL),
 	IOC(VIDIOC_ENUM_FRAMESIZES, 0, enum_framesizes, NULL),
 	IOC(VIDIOC_ENUM_FRAMEINTERVALS, 0, enum_frameintervals, NULL),
 	IOC(VIDIOC_QUERYCTRL, CAMERA, queryctrl, NULL),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node's formats: TRY_FMT, S_FMT, G_FMT, S_PARM, G_PARM negotiated with
  * the camera as uvcvideo does (the probe control), converted formats and
- * the running mode of another process; QUERYCAP and ENUMINPUT. */
+ * the running mode of another process; QUERYCAP. */
 #include "v4l2/node.h"
 
 #include <errno.h>
@@ -74,34 +74,6 @@ int node_querycap(struct node *n, struct v4l2_capability *cap)
 	cap->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING | V4L2_CAP_READWRITE |
 			   V4L2_CAP_EXT_PIX_FORMAT;
 	cap->capabilities = cap->device_caps | V4L2_CAP_DEVICE_CAPS;
-	return 0;
-}
-
-/* The input terminal the stream's chain starts from (no selector unit
- * support yet: uvcvideo's single-input case). */
-static const struct uvc_entity *input_terminal(const struct node *n)
-{
-	for (unsigned i = 0; i < n->camera->n_entities; i++)
-		if (n->camera->entities[i].kind == UVC_ENTITY_INPUT_TERMINAL)
-			return &n->camera->entities[i];
-	return NULL;
-}
-
-int node_enum_input(struct node *n, struct v4l2_input *in)
-{
-	uint32_t index = in->index;
-	const struct uvc_entity *it = input_terminal(n);
-	if (index != 0 || !it)
-		return -EINVAL;
-	memset(in, 0, sizeof(*in));
-	in->index = index;
-	/* uvcvideo names terminals without a string "Camera N" / "Media N" /
-	 * "Input N" after their ID. */
-	const char *kind = it->type == UVC_ITT_CAMERA ? "Camera" :
-			   it->type == UVC_ITT_MEDIA_TRANSPORT_INPUT ? "Media" : "Input";
-	snprintf((char *)in->name, sizeof(in->name), "%s %u", kind, it->id);
-	if (it->type == UVC_ITT_CAMERA)
-		in->type = V4L2_INPUT_TYPE_CAMERA;
 	return 0;
 }
 

@@ -958,11 +958,11 @@ START_TEST(xu_forward_chain)
 		if (g->cam->entities[i].kind == UVC_ENTITY_OUTPUT_TERMINAL)
 			g->cam->entities[i].sources[0] = VCAM_ID_PROCESSING;
 	ck_assert_int_eq(ctrls_init(&g->c, g->cam), 0);
-	ck_assert_uint_eq(g->c.n_chain, 4);
-	ck_assert_uint_eq(g->c.chain[0], VCAM_ID_OUTPUT);
-	ck_assert_uint_eq(g->c.chain[1], VCAM_ID_PROCESSING);
-	ck_assert_uint_eq(g->c.chain[2], VCAM_ID_EXTENSION);
-	ck_assert_uint_eq(g->c.chain[3], VCAM_ID_CAMERA);
+	ck_assert_uint_eq(g->c.chain.n, 4);
+	ck_assert_uint_eq(uvc_chain_entity(g->cam, &g->c.chain, 0)->id, VCAM_ID_OUTPUT);
+	ck_assert_uint_eq(uvc_chain_entity(g->cam, &g->c.chain, 1)->id, VCAM_ID_PROCESSING);
+	ck_assert_uint_eq(uvc_chain_entity(g->cam, &g->c.chain, 2)->id, VCAM_ID_EXTENSION);
+	ck_assert_uint_eq(uvc_chain_entity(g->cam, &g->c.chain, 3)->id, VCAM_ID_CAMERA);
 	probe(g);
 	uint8_t d[4];
 	ck_assert_int_eq(xu_query(g, VCAM_ID_EXTENSION, 1, UVC_GET_CUR, 1, d), 0);

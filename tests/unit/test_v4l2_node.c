@@ -253,6 +253,105 @@ START_TEST(inputs)
 }
 END_TEST
 
+/* ---- inputs through a selector unit (tests/topologies/, "selector") ---- */
+
+static uint8_t su_pin = 1;        /* the selector's current input, 1-based */
+static unsigned su_gets, su_sets;
+
+static int selector_request(void *dev, const struct ctrls_request *r, uint8_t *data)
+{
+	(void)dev;
+	ck_assert_uint_eq(r->entity, 3);
+	ck_assert_uint_eq(r->selector, UVC_SU_INPUT_SELECT_CONTROL);
+	ck_assert_uint_eq(r->size, 1);
+	if (r->query == UVC_GET_CUR) {
+		su_gets++;
+		data[0] = su_pin;
+		return 1;
+	}
+	ck_assert_uint_eq(r->query, UVC_SET_CUR);
+	su_sets++;
+	su_pin = data[0];
+	return 1;
+}
+
+static const struct node_ops selector_ops = {
+	.probe = fake_probe,
+	.stream_on = fake_stream_on,
+	.stream_off = fake_stream_off,
+	.buffer_queued = fake_buffer_queued,
+	.ctrl_request = selector_request,
+};
+
+static struct uvc_camera *selector_camera(void)
+{
+	char path[4096];
+	const char *dir = getenv("TOPOLOGY_DIR");
+	ck_assert_ptr_nonnull(dir);
+	snprintf(path, sizeof(path), "%s/f0f0_0005_topology_selector.cfg.bin", dir);
+	FILE *fp = fopen(path, "rb");
+	ck_assert_ptr_nonnull(fp);
+	uint8_t buf[1024];
+	size_t len = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	struct uvc_camera *cam = NULL;
+	ck_assert_int_eq(uvc_parse_descriptors(buf, len, &cam, NULL), 0);
+	return cam;
+}
+
+/* uvcvideo 6.1 (uvc_ioctl_enum_input, _g_input, _s_input): input N is the
+ * terminal on the selector's pin N; G_INPUT and S_INPUT are GET_CUR and
+ * SET_CUR of its input select control, pin + 1. */
+START_TEST(inputs_through_a_selector_unit)
+{
+	struct node n2;
+	struct node_file f;
+	struct uvc_camera *cam = selector_camera();
+	struct node_identity ident = { .card = "Selector", .bus_info = "usb-x", .version = 0x060100 };
+	struct uvc_probe probe = { .format_index = 1, .frame_index = 1, .interval = 333333 };
+
+	su_pin = 1;
+	su_gets = su_sets = 0;
+	ck_assert_int_eq(node_init(&n2, cam, &ident, &probe, &selector_ops, &fake, &mem, NULL), 0);
+	node_open(&n2, &f);
+	struct v4l2_input in = { .index = 0 };
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_str_eq((char *)in.name, "Camera 1");
+	ck_assert_uint_eq(in.type, V4L2_INPUT_TYPE_CAMERA);
+	in = (struct v4l2_input){ .index = 1 };
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_str_eq((char *)in.name, "Media 2");
+	ck_assert_uint_eq(in.type, 0);
+	in = (struct v4l2_input){ .index = 2 };
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), -EINVAL);
+
+	int i = 7;
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_G_INPUT, &i, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_int_eq(i, 0);
+	i = 1;
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_S_INPUT, &i, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_uint_eq(su_pin, 2);
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_G_INPUT, &i, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_int_eq(i, 1);
+	i = 2;
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_S_INPUT, &i, NULL, 0, false, NULL, NULL), -EINVAL);
+	ck_assert_uint_eq(su_sets, 1);
+	ck_assert_uint_eq(su_gets, 2);
+	/* the quirk: one input, nothing sent */
+	cam->quirks |= UVC_QUIRK_IGNORE_SELECTOR_UNIT;
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_G_INPUT, &i, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_int_eq(i, 0);
+	i = 1;
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_S_INPUT, &i, NULL, 0, false, NULL, NULL), -EINVAL);
+	in = (struct v4l2_input){ .index = 1 };
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), -EINVAL);
+	ck_assert_uint_eq(su_sets + su_gets, 3);
+	node_release(&n2, &f);
+	node_destroy(&n2);
+	uvc_camera_free(cam);
+}
+END_TEST
+
 START_TEST(formats_negotiated_with_camera)
 {
 	struct node_file f;
@@ -1778,6 +1877,7 @@ int main(void)
 	tcase_add_test(tc, converted_formats_listed);
 	tcase_add_test(tc, priority);
 	tcase_add_test(tc, inputs);
+	tcase_add_test(tc, inputs_through_a_selector_unit);
 	tcase_add_test(tc, formats_negotiated_with_camera);
 	tcase_add_test(tc, probe_extrafields);
 	tcase_add_test(tc, converted_format_negotiated);
