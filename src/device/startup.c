@@ -48,6 +48,12 @@ void startup_controls(struct usb_camera *cam, struct ctrls *c)
 		memset(c, 0, sizeof(*c));
 		return;
 	}
+	if (!c->chain.n)
+		log_warn("no video chain in the camera's descriptors (uvcvideo would not bind it): "
+			 "served without controls");
+	else if (c->chain.fallback)
+		log_info("the camera's units are not linked into a chain: using uvcvideo's "
+			 "fallback chain (its one input and output terminal, every unit between)");
 	while (ctrls_next_info(c, &r)) {
 		uint8_t info = 0;
 		int res = usb_query_ctrl(cam, UVC_GET_INFO, r.entity, r.selector, &info, 1);

@@ -15,6 +15,7 @@
 
 #include "camera.h"
 #include "controls.h"
+#include "dump_reader.h"
 #include "impersonate.h"
 #include "unit_run.h"
 #include "uvc/descriptors.h"
@@ -113,6 +114,134 @@ START_TEST(corpus_impersonated)
 	printf("impersonated %u of the %u corpus dumps that parse\n", impersonated, parsed);
 	ck_assert_uint_eq(impersonated, parsed);
 	ck_assert_uint_eq(parsed, 70);
+}
+END_TEST
+
+/* ---- the vcam's own reading (dump_reader.c) ---- */
+
+static void same_entities(const char *name, const struct uvc_camera *a, const struct uvc_camera *b)
+{
+	ck_assert_msg(a->n_entities == b->n_entities, "%s: %u entities, parser %u", name,
+		      a->n_entities, b->n_entities);
+	for (unsigned i = 0; i < a->n_entities; i++) {
+		const struct uvc_entity *x = &a->entities[i], *y = &b->entities[i];
+		ck_assert_msg(x->kind == y->kind && x->id == y->id && x->type == y->type &&
+				      x->n_sources == y->n_sources &&
+				      !memcmp(x->sources, y->sources, x->n_sources) &&
+				      x->control_size == y->control_size &&
+				      !memcmp(x->controls, y->controls, x->control_size) &&
+				      !memcmp(x->guid, y->guid, 16) && x->n_controls == y->n_controls,
+			      "%s: entity %u (ID %u) read otherwise", name, i, x->id);
+	}
+}
+
+static void same_frame(const char *name, const struct uvc_frame *x, const struct uvc_frame *y)
+{
+	ck_assert_msg(x->index == y->index && x->width == y->width && x->height == y->height &&
+			      x->max_buffer_size == y->max_buffer_size &&
+			      x->default_interval == y->default_interval &&
+			      x->continuous == y->continuous && x->n_intervals == y->n_intervals,
+		      "%s: frame %u %ux%u read otherwise", name, x->index, x->width, x->height);
+	if (x->continuous)
+		ck_assert(!memcmp(&x->range, &y->range, sizeof(x->range)));
+	else
+		ck_assert(!memcmp(x->intervals, y->intervals, x->n_intervals * sizeof(uint32_t)));
+}
+
+static void same_stream(const char *name, const struct uvc_streaming *x,
+			const struct uvc_streaming *y)
+{
+	ck_assert_msg(x->interface == y->interface && x->endpoint == y->endpoint &&
+			      x->transfer == y->transfer && x->terminal_link == y->terminal_link &&
+			      x->n_alts == y->n_alts && x->n_formats == y->n_formats,
+		      "%s: streaming interface %u read otherwise", name, x->interface);
+	for (unsigned k = 0; k < x->n_alts; k++)
+		ck_assert_msg(x->alts[k].alt == y->alts[k].alt &&
+				      x->alts[k].max_packet == y->alts[k].max_packet &&
+				      x->alts[k].bytes == y->alts[k].bytes,
+			      "%s: alternate setting %u read otherwise", name, x->alts[k].alt);
+	for (unsigned f = 0; f < x->n_formats; f++) {
+		const struct uvc_format *a = &x->formats[f], *b = &y->formats[f];
+		ck_assert_msg(a->index == b->index && a->kind == b->kind && a->fourcc == b->fourcc &&
+				      a->bpp == b->bpp && a->default_frame == b->default_frame &&
+				      a->n_frames == b->n_frames,
+			      "%s: format %u read otherwise", name, a->index);
+		for (unsigned k = 0; k < a->n_frames; k++)
+			same_frame(name, &a->frames[k], &b->frames[k]);
+	}
+}
+
+/* Wherever uvcuse's parser accepts a corpus dump, the vcam reads what it
+ * serves from (entities, streams, formats, frames, intervals, alternate
+ * settings) exactly as the parser does: the impersonations made before the
+ * vcam had its own reading are the same. */
+START_TEST(reading_agrees_with_the_parser)
+{
+	DIR *dp = opendir(corpus_dir());
+	unsigned compared = 0;
+	struct dirent *de;
+
+	ck_assert_ptr_nonnull(dp);
+	while ((de = readdir(dp))) {
+		size_t nl = strlen(de->d_name);
+		if (nl < 8 || strcmp(de->d_name + nl - 8, ".cfg.bin"))
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", corpus_dir(), de->d_name);
+		size_t len;
+		uint8_t *dump = read_all(path, &len);
+		struct uvc_camera *parsed, *read;
+		if (uvc_parse_descriptors(dump, len, &parsed, NULL) == 0) {
+			ck_assert_int_eq(vcam_dump_read(dump, len, -1, &read), 0);
+			ck_assert_uint_eq(read->bcd_uvc, parsed->bcd_uvc);
+			ck_assert_uint_eq(read->control_interface, parsed->control_interface);
+			ck_assert_uint_eq(read->status_endpoint, parsed->status_endpoint);
+			same_entities(de->d_name, read, parsed);
+			ck_assert_uint_eq(read->n_streams, parsed->n_streams);
+			for (unsigned s = 0; s < read->n_streams; s++)
+				same_stream(de->d_name, &read->streams[s], &parsed->streams[s]);
+			uvc_camera_free(read);
+			uvc_camera_free(parsed);
+			compared++;
+		}
+		free(dump);
+	}
+	closedir(dp);
+	ck_assert_uint_eq(compared, 70);
+}
+END_TEST
+
+/* Every corpus camera (from its lsusb text, what its owner published) and
+ * every synthetic broken topology is served, whatever uvcuse's parser
+ * thinks of it: duplicate IDs it once refused included. */
+START_TEST(every_dump_served)
+{
+	char dir[4096], path[4400], err[256];
+	const char *topologies = getenv("TOPOLOGY_DIR");
+	unsigned served = 0;
+	struct dirent *de;
+
+	ck_assert_ptr_nonnull(topologies);
+	snprintf(dir, sizeof(dir), "%s/../lsusb", corpus_dir());
+	for (int pass = 0; pass < 2; pass++) {
+		const char *where = pass ? topologies : dir;
+		DIR *dp = opendir(where);
+		ck_assert_msg(dp != NULL, "%s: %s", where, strerror(errno));
+		while ((de = readdir(dp))) {
+			if (!strstr(de->d_name, pass ? ".cfg.bin" : ".lsusb.txt"))
+				continue;
+			struct vcam_impersonation *imp = NULL;
+			snprintf(path, sizeof(path), "%s/%s", where, de->d_name);
+			int r = vcam_impersonate_load(path, NULL, count_log, NULL, &imp, err,
+						      sizeof(err));
+			ck_assert_msg(r == 0, "%s: %s", de->d_name, err);
+			ck_assert_uint_ge(imp->profile.n_formats, 1);
+			vcam_impersonate_free(imp);
+			served++;
+		}
+		closedir(dp);
+	}
+	ck_assert_uint_eq(served, 76 + 11);
 }
 END_TEST
 
@@ -440,6 +569,8 @@ int main(void)
 	TCase *tc = tcase_create("impersonate");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, corpus_impersonated);
+	tcase_add_test(tc, reading_agrees_with_the_parser);
+	tcase_add_test(tc, every_dump_served);
 	tcase_add_test(tc, c270_answers_as_itself);
 	tcase_add_test(tc, repairs_are_logged);
 	tcase_add_test(tc, status_packet_repair);

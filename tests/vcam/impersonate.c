@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Impersonating a real camera from its descriptor dump. See impersonate.h. */
 #include "impersonate.h"
+#include "dump_reader.h"
 #include "lsusb_rebuild.h"
 
 #include <ctype.h>
@@ -465,7 +466,10 @@ static void assign_roles(struct vcam_impersonation *imp)
 		default:
 			break;
 		}
-		if (e->id)
+		/* an ID two entities share answers as the first that has
+		 * controls (uvcvideo addresses the first it finds) */
+		if (e->id && (imp->roles[e->id] == VCAM_ROLE_NONE ||
+			      imp->roles[e->id] == VCAM_ROLE_NO_CONTROLS))
 			imp->roles[e->id] = r;
 	}
 }
@@ -506,30 +510,10 @@ static bool has_ss_companions(const uint8_t *c, size_t len)
 	return false;
 }
 
-/* The VideoControl interface to impersonate: the first of the video class
- * (-1), else a vendor-specific one (class 0xff, subclass 1), which uvcvideo
- * binds by its device table only (quirks.c, VENDOR_CLASS). */
-static int control_interface(const uint8_t *c, size_t len)
-{
-	const uint8_t *d;
-	int vendor = -1;
-	for (size_t pos = 0; (d = uvc_next_descriptor(c, len, &pos));) {
-		if (d[1] != USB_DT_INTERFACE || d[0] < USB_DT_INTERFACE_SIZE ||
-		    d[6] != UVC_SC_VIDEOCONTROL)
-			continue;
-		if (d[5] == USB_CLASS_VIDEO)
-			return -1;
-		if (d[5] == USB_CLASS_VENDOR_SPEC && vendor < 0)
-			vendor = d[2];
-	}
-	return vendor;
-}
-
 int vcam_impersonate_build(const char *name, const uint8_t *config, size_t config_len,
 			   const char *lsusb_text, vcam_impersonate_log_fn *log, void *opaque,
 			   struct vcam_impersonation **out, char *err, size_t err_cap)
 {
-	struct uvc_parse_status st;
 	struct lsusb_device dev = { 0 };
 	int rc;
 
@@ -551,13 +535,19 @@ int vcam_impersonate_build(const char *name, const uint8_t *config, size_t confi
 	imp->config_len = config_len;
 	repair_config(imp, log, opaque);
 
-	int vc = control_interface(imp->config, imp->config_len);
-	if (vc >= 0)
+	bool vendor;
+	int vc = vcam_dump_find_vc(imp->config, imp->config_len, &vendor);
+	if (!vendor)
+		vc = -1;
+	else
 		say(log, opaque, "VideoControl interface %d is vendor-specific (class 0xff): uvcvideo "
 				 "binds it only by its device table", vc);
-	rc = uvc_parse_function(imp->config, imp->config_len, vc, &imp->model, &st);
+	/* the vcam's own reading, never uvcuse's parser: a dump the parser
+	 * refuses is served as it is, for the host's drivers to judge */
+	rc = vcam_dump_read(imp->config, imp->config_len, vc, &imp->model);
 	if (rc < 0) {
-		rc = fail(err, err_cap, rc, "uvcuse's parser refuses the descriptors: %s", st.error);
+		rc = fail(err, err_cap, rc, "%s", rc == -EINVAL ? "no VideoControl interface"
+								 : "out of memory");
 		goto out;
 	}
 	if (lsusb_text) {
