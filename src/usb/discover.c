@@ -216,6 +216,12 @@ static int open_device(struct usb_ctx *ctx, libusb_device *dev, const struct usb
 	cam->id.function_index = uvc_function_string_index(desc, len, cam->model->control_interface);
 	usb_read_string(cam->handle, cam->id.function_index, cam->id.function,
 			sizeof(cam->id.function));
+	/* the input terminals' names, which ENUMINPUT shows */
+	for (unsigned i = 0; i < cam->model->n_entities; i++) {
+		struct uvc_entity *e = &cam->model->entities[i];
+		if (e->kind == UVC_ENTITY_INPUT_TERMINAL)
+			usb_read_string(cam->handle, e->string_index, e->name, sizeof(e->name));
+	}
 	r = usb_claim_interfaces(cam, err, errlen);
 	if (r < 0)
 		goto fail;

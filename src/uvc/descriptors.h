@@ -31,6 +31,10 @@ struct uvc_entity {
 	uint16_t max_multiplier; /* processing units: wMaxMultiplier */
 	uint8_t video_standards; /* processing units, UVC >= 1.1: bmVideoStandards */
 	uint16_t focal_min, focal_max, ocular_focal; /* camera terminals */
+	uint8_t string_index;    /* terminals: iTerminal (0: none) */
+	/* Its string, when whoever opened the camera read it (uvcvideo names
+	 * an input terminal so); empty: none, or not read. */
+	char name[64];
 };
 
 struct uvc_interval_range {

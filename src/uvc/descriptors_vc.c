@@ -110,6 +110,7 @@ static void fill_entity_kind(struct uvc_entity *e, unsigned subtype, const uint8
 		e->kind = UVC_ENTITY_INPUT_TERMINAL;
 		e->type = (uint16_t)get16(d + 4);
 		e->assoc_terminal = d[6];
+		e->string_index = d[7];
 		if (e->type == UVC_ITT_CAMERA) {
 			e->focal_min = (uint16_t)get16(d + 8);
 			e->focal_max = (uint16_t)get16(d + 10);
@@ -120,6 +121,7 @@ static void fill_entity_kind(struct uvc_entity *e, unsigned subtype, const uint8
 		e->kind = UVC_ENTITY_OUTPUT_TERMINAL;
 		e->type = (uint16_t)get16(d + 4);
 		e->assoc_terminal = d[6];
+		e->string_index = d[8];
 		break;
 	case UVC_VC_SELECTOR_UNIT:
 		e->kind = UVC_ENTITY_SELECTOR_UNIT;

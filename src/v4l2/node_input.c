@@ -47,11 +47,15 @@ int node_enum_input(struct node *n, struct v4l2_input *in)
 		return -EINVAL;
 	memset(in, 0, sizeof(*in));
 	in->index = index;
-	/* uvcvideo names terminals without a string "Camera N" / "Media N" /
-	 * "Input N" after their ID. */
-	const char *kind = it->type == UVC_ITT_CAMERA ? "Camera" :
-			   it->type == UVC_ITT_MEDIA_TRANSPORT_INPUT ? "Media" : "Input";
-	snprintf((char *)in->name, sizeof(in->name), "%s %u", kind, it->id);
+	/* the terminal's string; without one, 6.1 names a media transport
+	 * input "Media N" and every other one "Input N", a camera terminal
+	 * too (its "Camera N" is overwritten: an else missing in
+	 * uvc_parse_standard_control) */
+	if (it->name[0]) /* cut to the field, as strscpy */
+		memcpy(in->name, it->name, strnlen(it->name, sizeof(in->name) - 1));
+	else
+		snprintf((char *)in->name, sizeof(in->name), "%s %u",
+			 it->type == UVC_ITT_MEDIA_TRANSPORT_INPUT ? "Media" : "Input", it->id);
 	if (it->type == UVC_ITT_CAMERA)
 		in->type = V4L2_INPUT_TYPE_CAMERA;
 	return 0;

@@ -11,7 +11,8 @@
 # their differences to REPORT_DIR/NAME/. A difference listed in
 # cameras-known.tsv is reported as explained, under its cause's name.
 # Usage (in the guest): cameras.sh BUILD_DIR CORPUS_DIR REPORT_DIR|- [--strict] NAME...
-#   NAME: a corpus file name without .cfg.bin (046d_0825_webcam_c270)
+#   NAME: a corpus file name without .cfg.bin (046d_0825_webcam_c270), or
+#     one of tests/topologies/ (f0f0_0001_topology_dangling_source)
 #   -: a report directory in the guest only
 #   --strict: fail when a camera is not impersonated, uvcvideo makes no node,
 #     a view differs without a named cause, or a capture fails through uvcuse
@@ -29,6 +30,7 @@ if [ "${1:-}" = --strict ]; then
 fi
 [ $# -gt 0 ] || fail "no camera named"
 KNOWN=$(dirname "$0")/cameras-known.tsv
+TOPOLOGIES=$(cd "$(dirname "$0")/../topologies" && pwd)
 REFEREE=$(dirname "$0")/cameras-referee.tsv
 PROBLEMS=()
 SHOW_LOGS=failure
@@ -45,6 +47,9 @@ views() {
 	timeout 60 v4l2-ctl -d "$node" --list-formats-ext >"$p.formats" 2>&1 || true
 	timeout 60 v4l2-ctl -d "$node" --list-ctrls-menus >"$p.ctrls" 2>&1 || true
 	timeout 60 v4l2-ctl -d "$node" --info >"$p.info.raw" 2>&1 || true
+	# the inputs (a selector unit's, through GET_CUR of its control) go
+	# with the info view
+	timeout 60 v4l2-ctl -d "$node" --list-inputs --get-input >"$p.inputs" 2>&1 || true
 	timeout 180 v4l2-compliance -d "$node" >"$p.compliance" 2>&1 || true
 	: >"$p.named"
 	# NAMED DIFFERENCES
@@ -60,6 +65,7 @@ views() {
 	sed -E -e '/Driver (name|version)/d' -e '/^\s*(Capabilities|Device Caps)\s*:/d' \
 		-e '/^\s*(Read\/Write|Metadata Capture)$/d' -e '/^Media Driver Info:/,$d' \
 		"$p.info.raw" >"$p.info"
+	cat "$p.inputs" >>"$p.info"
 	grep -qE 'Read/Write' "$p.info.raw" && echo read-write >>"$p.named"
 	grep -qE 'Metadata Capture' "$p.info.raw" && echo no-metadata-node >>"$p.named"
 	grep -qE '^Media Driver Info:' "$p.info.raw" && echo no-media-controller >>"$p.named"
@@ -140,6 +146,7 @@ same() {
 one_camera() {
 	local name=$1 serial=$2 uname=$3 dir=$OUT/$1 tmp=$WORK/$2
 	local bin=$CORPUS/bin/$1.cfg.bin lsusb_txt=$CORPUS/lsusb/$1.lsusb.txt
+	[ -f "$bin" ] || bin=$TOPOLOGIES/$1.cfg.bin
 	local args=(--descriptors "$bin") source=parse vpid upid knode= fcc= size= kcap=- ucap=- i
 	mkdir -p "$dir" "$tmp"
 	: >"$dir/problems"

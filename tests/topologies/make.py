@@ -15,6 +15,8 @@ XU_GUID = bytes(range(0x10, 0x20))
 
 
 def camera_terminal(tid, itype=0x0201):
+    if itype == 0x0202:  # media transport input: no controls, no transport modes
+        return bytes([10, CS_INTERFACE, 2, tid]) + struct.pack('<H', itype) + bytes([0, 0, 0, 0])
     if itype != 0x0201:
         return bytes([8, CS_INTERFACE, 2, tid]) + struct.pack('<H', itype) + bytes([0, 0])
     return (bytes([15 + len(CT_BITS), CS_INTERFACE, 2, tid]) + struct.pack('<H', itype) +
