@@ -23,16 +23,17 @@ int uvc_payload_parse(const uint8_t *data, size_t len, struct uvc_payload_header
 		need += 4;
 	if (info & UVC_STREAM_SCR)
 		need += 6;
-	if (hlen < need)
-		return -EINVAL;
 
 	memset(out, 0, sizeof(*out));
 	out->length = hlen;
 	out->info = info;
 	out->fid = info & UVC_STREAM_FID;
 	out->eof = info & UVC_STREAM_EOF;
-	out->has_pts = info & UVC_STREAM_PTS;
-	out->has_scr = info & UVC_STREAM_SCR;
+	/* timestamps the header is too short for are not read (uvcvideo 6.1
+	 * takes the payload all the same, and its clock reads them past
+	 * bHeaderLength, in the picture's bytes) */
+	out->has_pts = (info & UVC_STREAM_PTS) && hlen >= need;
+	out->has_scr = (info & UVC_STREAM_SCR) && hlen >= need;
 	out->res = info & UVC_STREAM_RES;
 	out->still = info & UVC_STREAM_STI;
 	out->error = info & UVC_STREAM_ERR;

@@ -73,9 +73,12 @@ struct uvc_payload_header {
 };
 
 /* Parses the header at the start of one payload of len bytes. Returns 0, or
- * -EINVAL when the header lies: len < 2, bHeaderLength < 2 or > len, or too
- * short for the PTS (4 bytes) and SCR (6 bytes) its flags announce. Bytes
- * beyond those fields (bHeaderLength larger than needed) are allowed. */
+ * -EINVAL when the header lies: len < 2, bHeaderLength < 2 or > len (the
+ * checks of uvcvideo's uvc_video_decode_start). A header too short for the
+ * PTS (4 bytes) and SCR (6 bytes) its flags announce is taken, without
+ * them (has_pts, has_scr false): uvcvideo takes such payloads, and a real
+ * camera sends them (corpus/streams, 0bda:5602). Bytes beyond those fields
+ * (bHeaderLength larger than needed) are allowed. */
 int uvc_payload_parse(const uint8_t *data, size_t len, struct uvc_payload_header *out);
 
 /* Frame flags. The UVC_ASM_ERR_* ones make a frame errored. */

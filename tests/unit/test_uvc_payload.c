@@ -99,15 +99,21 @@ START_TEST(parse_malformed)
 	const uint8_t zero[] = { 0, 0, 0 }, one[] = { 1, 0, 0 };
 	ck_assert_int_eq(uvc_payload_parse(zero, 3, &h), -EINVAL);
 	ck_assert_int_eq(uvc_payload_parse(one, 3, &h), -EINVAL);
-	/* Flags announcing more than bHeaderLength holds. */
+	/* Flags announcing more than bHeaderLength holds: taken as uvcvideo
+	 * 6.1 takes them (only len and bHeaderLength are checked), the
+	 * timestamps that do not fit left unread; data starts after
+	 * bHeaderLength (the 0bda:5602 trace has a 3-byte header with SCR). */
 	const uint8_t pts5[] = { 5, UVC_STREAM_PTS, 0, 0, 0, 0, 0, 0 };
 	const uint8_t scr7[] = { 7, UVC_STREAM_SCR, 0, 0, 0, 0, 0, 0 };
 	const uint8_t both11[] = { 11, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const uint8_t both2[] = { 2, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
-	ck_assert_int_eq(uvc_payload_parse(pts5, sizeof(pts5), &h), -EINVAL);
-	ck_assert_int_eq(uvc_payload_parse(scr7, sizeof(scr7), &h), -EINVAL);
-	ck_assert_int_eq(uvc_payload_parse(both11, sizeof(both11), &h), -EINVAL);
-	ck_assert_int_eq(uvc_payload_parse(both2, sizeof(both2), &h), -EINVAL);
+	const uint8_t *const shorts[] = { pts5, scr7, both11, both2 };
+	const size_t lens[] = { sizeof(pts5), sizeof(scr7), sizeof(both11), sizeof(both2) };
+	for (unsigned k = 0; k < 4; k++) {
+		ck_assert_int_eq(uvc_payload_parse(shorts[k], lens[k], &h), 0);
+		ck_assert(!h.has_pts && !h.has_scr);
+		ck_assert_uint_eq(h.length, shorts[k][0]);
+	}
 }
 END_TEST
 
@@ -604,6 +610,31 @@ START_TEST(fid_toggle_without_eof)
 }
 END_TEST
 
+/* The 0bda:5602 trace (corpus/streams) as uvcvideo 6.1 reads it: a 3-byte
+ * header whose flags announce an SCR it has no room for is a payload like
+ * any other, its data after bHeaderLength, its FID toggling the frame. */
+START_TEST(header_too_short_for_its_timestamps)
+{
+	struct sink s;
+	const uint8_t a[] = { 12, UVC_STREAM_EOH | UVC_STREAM_PTS | UVC_STREAM_SCR, 0, 0, 0, 0,
+			      0, 0, 0, 0, 0, 0, 'a', 'b' };
+	const uint8_t b[] = { 3, UVC_STREAM_EOH | UVC_STREAM_SCR | UVC_STREAM_FID, 0x35, 'c', 'd' };
+	const uint8_t c[] = { 12, UVC_STREAM_EOH | UVC_STREAM_PTS | UVC_STREAM_SCR | UVC_STREAM_EOF,
+			      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'e' };
+
+	sink_init(&s, 100, true);
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, a, sizeof(a), true), 0);
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, b, sizeof(b), true), 0);
+	ck_assert_uint_eq(s.n, 1);
+	check_frame(&s, 0, (const uint8_t *)"ab", 2, 0, UVC_ASM_NO_EOF);
+	ck_assert_int_eq(uvc_assembler_bulk(&s.a, c, sizeof(c), true), 0);
+	ck_assert_uint_eq(s.n, 3);
+	check_frame(&s, 1, (const uint8_t *)"cd", 2, 1, UVC_ASM_NO_EOF);
+	check_frame(&s, 2, (const uint8_t *)"e", 1, 2, 0);
+	sink_free(&s);
+}
+END_TEST
+
 START_TEST(sync_rules)
 {
 	struct sink s;
@@ -971,6 +1002,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, bulk_header_split);
 	tcase_add_test(t, bulk_bad_header_between_frames);
 	tcase_add_test(t, fid_toggle_without_eof);
+	tcase_add_test(t, header_too_short_for_its_timestamps);
 	tcase_add_test(t, sync_rules);
 	tcase_add_test(t, stream_no_fid);
 	tcase_add_test(t, err_flagged_or_dropped);

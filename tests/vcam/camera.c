@@ -2,6 +2,7 @@
 /* The camera's USB behaviour. Requests follow USB 2.0 chapter 9 and UVC 1.5
  * chapter 4; streaming follows the payload rules in payload.c. */
 #include "camera.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -413,6 +414,16 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
 	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);
 	cam->streaming = true;
+	if (cam->cfg.replay) {
+		struct vcam_replay *r = cam->cfg.replay;
+		r->at = r->sent = 0;
+		r->loops = 0;
+		r->zlp_owed = false;
+		cam->stream_start_ns = now_ns;
+		LOG("stream started: replaying %s, %u payloads, %u frames a loop\n", r->endpoint, r->n,
+		    r->frames);
+		return;
+	}
 	cam->frames = NULL;
 	cam->interval_ns = (uint64_t)p->interval * 100;
 	cam->sequence_base = cam->sequence;
@@ -516,9 +527,33 @@ static int complete_iso(struct vcam_camera *cam, struct urb *u, uint64_t now_ns)
 	return reply(cam, &u->h, 0, buf, pos, u->iso, n);
 }
 
+static uint64_t replay_due_ns(const struct vcam_camera *cam)
+{
+	return cam->stream_start_ns + vcam_replay_due_us(cam->cfg.replay) * 1000;
+}
+
+/* A recorded stream: each URB takes the next piece of the trace once it is
+ * due, a recorded transfer error as its status. */
+static int serve_replay(struct vcam_camera *cam, uint64_t now_ns)
+{
+	while (cam->streaming && cam->video_urbs.head && now_ns >= replay_due_ns(cam)) {
+		struct urb *u = queue_pop(&cam->video_urbs);
+		uint8_t *buf = scratch(cam, (size_t)u->h.length);
+		long got = buf ? vcam_replay_urb(cam->cfg.replay, buf, (size_t)u->h.length) : -ENOMEM;
+		int err = reply(cam, &u->h, got < 0 ? (int32_t)got : 0, buf, got > 0 ? (size_t)got : 0,
+				NULL, 0);
+		urb_free(u);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Sends every video URB that has data to carry by now. */
 static int serve_video(struct vcam_camera *cam, uint64_t now_ns)
 {
+	if (cam->cfg.replay)
+		return serve_replay(cam, now_ns);
 	if (cam->streaming && !acquire_frames(cam, now_ns))
 		return 0;
 	while (cam->streaming && cam->video_urbs.head) {
@@ -1044,6 +1079,8 @@ uint64_t vcam_camera_deadline(const struct vcam_camera *cam)
 	uint64_t t = cam->next_tick_ns;
 	if (cam->held && cam->held->due_ns < t)
 		t = cam->held->due_ns;
+	if (cam->cfg.replay && cam->streaming && cam->video_urbs.head && replay_due_ns(cam) < t)
+		t = replay_due_ns(cam);
 	if (cam->streaming && cam->frames && cam->video_urbs.head && !cam->payload.in_frame &&
 	    !cam->cfg.unpaced && !cam->paused) {
 		uint64_t due = cam->stream_start_ns + cam->next_index * cam->interval_ns;

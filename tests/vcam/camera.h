@@ -62,6 +62,9 @@ struct vcam_camera_config {
 	/* enum vcam_request_fault: armed from the start, switched off and on
 	 * by vcam_camera_arm_request_faults() */
 	unsigned request_faults;
+	/* A recorded bulk stream played instead of the pictures, whatever the
+	 * host negotiated (replay.h); owned by the caller. NULL: pictures. */
+	struct vcam_replay *replay;
 	/* The frames of a format and size, owned by the caller, or NULL with
 	 * errno EAGAIN while they are still being drawn (then call
 	 * vcam_camera_run() again once they may be ready). */

@@ -27,6 +27,7 @@
 #include "frame_cache.h"
 #include "impersonate.h"
 #include "payload.h"
+#include "replay.h"
 #include "usbip.h"
 
 struct vcam {
@@ -233,6 +234,10 @@ static void usage(FILE *f)
 		"                         probe-stall, commit-stall (their SET_CUR),\n"
 		"                         status-garbage (a random status packet every 100 ms)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
+		"      --replay TRACE     a bulk camera's usbmon text trace played in a loop\n"
+		"                         instead of pictures, at its own pace, whatever the\n"
+		"                         host negotiated (the rest of each payload beyond\n"
+		"                         the 32 bytes usbmon shows is filler)\n"
 		"      --descriptors FILE impersonate a real camera: FILE is its configuration\n"
 		"                         descriptor (binary, as ../shared/corpus/bin has them)\n"
 		"                         or its `lsusb -v` text, rebuilt as bytes; what the vcam\n"
@@ -293,6 +298,24 @@ static const char *pixel_fourcc(enum vcam_pixel pixel)
 
 /* One line per format, size and rate, as V4L2 fourccs: what a host must
  * enumerate. Tests compare it with v4l2-ctl --list-formats-ext. */
+/* --replay: a bulk camera's recorded stream. */
+static int load_replay(const char *path, const struct vcam_profile *p, struct vcam_replay *r)
+{
+	char why[256];
+
+	if (p->transfer != VCAM_BULK) {
+		fprintf(stderr, "uvcuse-vcam: --replay plays bulk traces: the camera must be bulk\n");
+		return -EINVAL;
+	}
+	if (vcam_replay_load(path, r, why, sizeof(why)) < 0) {
+		fprintf(stderr, "uvcuse-vcam: --replay: %s\n", why);
+		return -EINVAL;
+	}
+	fprintf(stderr, "vcam: replay of %s: %s, %u payload transfers, %u frames, %.1f ms a loop\n",
+		path, r->endpoint, r->n, r->frames, (double)r->duration_us / 1000.0);
+	return 0;
+}
+
 static void describe(const struct vcam_profile *p)
 {
 	for (unsigned f = 0; f < p->n_formats; f++) {
@@ -427,6 +450,7 @@ int main(int argc, char **argv)
 		{ "request-fault", required_argument, NULL, 'R' },
 		{ "h264", required_argument, NULL, 'H' },
 		{ "descriptors", required_argument, NULL, 'I' },
+		{ "replay", required_argument, NULL, 'Y' },
 		{ "lsusb", required_argument, NULL, 'L' },
 		{ "status-packet-size", required_argument, NULL, 'P' },
 		{ "class-first", no_argument, NULL, 'K' },
@@ -440,7 +464,8 @@ int main(int argc, char **argv)
 	const char *profile = "default";
 	bool describe_only = false;
 	const char *h264_file = NULL;
-	const char *descriptors_file = NULL, *lsusb_file = NULL;
+	const char *descriptors_file = NULL, *lsusb_file = NULL, *replay_file = NULL;
+	static struct vcam_replay replay;
 	unsigned status_packet_size = 0;
 	bool class_first = false;
 	struct vcam_impersonation *imp = NULL;
@@ -498,6 +523,9 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			descriptors_file = optarg;
+			break;
+		case 'Y':
+			replay_file = optarg;
 			break;
 		case 'L':
 			lsusb_file = optarg;
@@ -574,6 +602,9 @@ int main(int argc, char **argv)
 				"(a bulk payload has one FID)\n");
 		return 2;
 	}
+	if (replay_file && load_replay(replay_file, v.profile, &replay) < 0)
+		return 2;
+	cfg.replay = replay_file ? &replay : NULL;
 	if (describe_only) {
 		describe(v.profile);
 		if (!imp)
