@@ -153,11 +153,13 @@ struct uvcuse_ring {
 	uint32_t size;         /* sizeof(struct uvcuse_ring) */
 	/* (generation << 32) | entries of that generation taken: written by
 	 * the library (a take) and the daemon (a revocation), only by
-	 * compare-and-swap (__atomic builtins on both sides) */
-	uint64_t taken;
+	 * compare-and-swap (__atomic builtins on both sides). Both 8-byte
+	 * aligned for their atomics on 32-bit builds too, where a uint64_t
+	 * alone is 4-byte aligned (the offsets are those of 64-bit builds) */
+	_Alignas(8) uint64_t taken;
 	/* (generation << 32) | entries of that generation published: written
 	 * by the daemon (release store), after the entries */
-	uint64_t published;
+	_Alignas(8) uint64_t published;
 	/* entry k of a generation is at k % UVCUSE_RING_ENTRIES: VIDIOC_DQBUF's
 	 * answer for it */
 	struct v4l2_buffer entry[UVCUSE_RING_ENTRIES];

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +20,14 @@
 #include "fastpath.h"
 #include "core/log.h"
 #include "unit_run.h"
+
+/* The ring is shared by the daemon and the preload library, built 64- or
+ * 32-bit: its two 64-bit atomics sit where 64-bit builds put them, 8-byte
+ * aligned (i386 aligns a lone uint64_t to 4, and clang then warns of a
+ * misaligned atomic). */
+_Static_assert(offsetof(struct uvcuse_ring, taken) == 8, "ring: taken moved");
+_Static_assert(offsetof(struct uvcuse_ring, published) == 16, "ring: published moved");
+_Static_assert(_Alignof(struct uvcuse_ring) >= 8, "ring: atomics not 8-byte aligned");
 
 /* A queue of done buffers: done[head..n) in order. */
 struct fake_queue {
