@@ -62,7 +62,10 @@ views() {
 	#   node cannot.
 	# log-status: uvcuse answers VIDIOC_LOG_STATUS with its counters.
 	# no-expbuf: no DMABUF export through CUSE (VIDIOC_EXPBUF ENOTTY).
+	# (the bus info's port: whichever vhci port the vcam got, which a
+	# lane's restart for the referee's repair can change)
 	sed -E -e '/Driver (name|version)/d' -e '/^\s*(Capabilities|Device Caps)\s*:/d' \
+		-e 's/(Bus info\s*: usb-vhci_hcd\.[0-9]+)-[0-9]+/\1-PORT/' \
 		-e '/^\s*(Read\/Write|Metadata Capture)$/d' -e '/^Media Driver Info:/,$d' \
 		"$p.info.raw" >"$p.info"
 	cat "$p.inputs" >>"$p.info"
