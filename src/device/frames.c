@@ -33,11 +33,24 @@
 #include "core/log.h"
 #include "v4l2/node.h"
 
-static struct timeval frame_time(void)
+static struct timeval timeval_of_ns(uint64_t ns)
+{
+	return (struct timeval){ .tv_sec = (time_t)(ns / 1000000000u),
+				 .tv_usec = (suseconds_t)(ns % 1000000000u / 1000) };
+}
+
+static struct timeval now_tv(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (struct timeval){ .tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / 1000 };
+	return timeval_of_ns((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+}
+
+/* A frame's timestamp: when its first payload came (start of frame, as
+ * uvcvideo stamps it), else now. */
+static struct timeval frame_time(const struct uvc_frame_event *ev)
+{
+	return ev->start_ns ? timeval_of_ns(ev->start_ns) : now_tv();
 }
 
 /* The camera's sequence number of a frame of the assembler: its count
@@ -248,7 +261,7 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 	} else {
 		uint64_t seq = frame_sequence(dev, ev);
 		struct convert_frame_meta meta = { .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
-						   .timestamp = frame_time() };
+						   .timestamp = frame_time(ev) };
 		dev->stats.frames++;
 		measure_rate(&dev->stats, &meta.timestamp);
 		if (ev->error)
@@ -597,7 +610,7 @@ void frames_streams(const struct device *dev, struct device_status *out)
 		out->streams[out->n_streams++].lost = c->missed;
 	}
 	/* the rate stands while frames come */
-	struct timeval now = frame_time();
+	struct timeval now = now_tv();
 	uint64_t now_us = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_usec;
 	const struct dev_counters *s = &dev->stats;
 	out->measured_mfps = s->last_frame_us && now_us - s->last_frame_us <= 2000000u ?

@@ -20,11 +20,16 @@
 /* How long stop waits for cancelled transfers. */
 #define DRAIN_TIMEOUT_MS 3000
 
-static int64_t now_ms(void)
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t now_ms(void)
+{
+	return (int64_t)(monotonic_ns() / 1000000u);
 }
 
 static void cancel_all(struct usb_stream *st)
@@ -109,6 +114,7 @@ static void on_transfer(struct libusb_transfer *t)
 		return;
 	cam->ctx->in_callback++;
 	st->stats.transfers++;
+	st->asm_->now_ns = monotonic_ns(); /* a frame starting here starts now */
 	switch (t->status) {
 	case LIBUSB_TRANSFER_COMPLETED:
 		if (st->plan.iso)

@@ -181,7 +181,7 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 		.flags = a->frame.flags, .fid = a->frame.fid,
 		.has_pts = a->frame.has_pts, .has_scr = a->frame.has_scr,
 		.pts = a->frame.pts, .scr_stc = a->frame.scr_stc, .scr_sof = a->frame.scr_sof,
-		.sequence = a->frame.sequence,
+		.sequence = a->frame.sequence, .start_ns = a->frame.start_ns,
 	};
 	size_t mirror_cap = a->frame.mirror_cap;
 	a->frame.active = false;
@@ -230,6 +230,7 @@ static void frame_start(struct uvc_assembler *a)
 	a->spare_mirror = NULL;
 	a->spare_mirror_cap = 0;
 	a->frame.sequence = a->sequence++;
+	a->frame.start_ns = a->now_ns;
 	if (a->pending_err_fid == (int)h->fid)
 		a->frame.flags |= UVC_ASM_ERR_DEVICE;
 	a->pending_err_fid = -1;

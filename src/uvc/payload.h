@@ -105,6 +105,9 @@ struct uvc_frame_event {
 	uint32_t pts, scr_stc;
 	uint16_t scr_sof;
 	uint64_t sequence;   /* 0 for the first frame after init/reset */
+	uint64_t start_ns;   /* the caller's now_ns when the frame's first
+			      * payload came (its start of exposure, as near as
+			      * the host knows it); 0: never set */
 };
 
 /* Called for each finished frame; may call uvc_assembler_set_buffer(). */
@@ -131,6 +134,9 @@ struct uvc_assembler {
 	/* A frame starts with no spare buffer: the caller's last chance to
 	 * give one (uvc_assembler_set_buffer from inside); NULL: none. */
 	void (*need_buffer)(void *opaque);
+	/* The caller's clock when the data it feeds arrived (CLOCK_MONOTONIC
+	 * ns, set before each transfer is fed): a frame's start_ns. */
+	uint64_t now_ns;
 	/* private */
 	uvc_frame_cb cb;
 	void *opaque;
@@ -156,6 +162,7 @@ struct uvc_assembler {
 		uint32_t pts, scr_stc;
 		uint16_t scr_sof;
 		uint64_t sequence;
+		uint64_t start_ns;
 	} frame;
 	/* the payload being fed */
 	struct uvc_payload_header hdr;

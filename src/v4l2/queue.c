@@ -23,8 +23,9 @@
 	 V4L2_BUF_FLAG_M2M_HOLD_CAPTURE_BUF | V4L2_BUF_FLAG_LAST |                   \
 	 V4L2_BUF_FLAG_NO_CACHE_INVALIDATE | V4L2_BUF_FLAG_NO_CACHE_CLEAN)
 /* uvcvideo's queue timestamp_flags */
-/* The daemon stamps a frame when its last payload arrives (end of frame). */
-#define TIMESTAMP_FLAGS (V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF)
+/* The daemon stamps a frame when its first payload arrives (start of
+ * exposure, as near as the host knows it), as uvcvideo does. */
+#define TIMESTAMP_FLAGS (V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_SOE)
 
 /* --- small helpers ------------------------------------------------------- */
 

@@ -635,6 +635,28 @@ START_TEST(header_too_short_for_its_timestamps)
 }
 END_TEST
 
+/* A frame carries the caller's time of its first payload (uvcvideo's
+ * start-of-frame stamp), not of the one that ends it. */
+START_TEST(frame_stamped_at_its_first_payload)
+{
+	struct sink s;
+	sink_init(&s, 100, true);
+	s.a.now_ns = 1000;
+	pkt(&s, 0, "ab");
+	s.a.now_ns = 2000;
+	pkt(&s, 0, "cd");
+	s.a.now_ns = 3000;
+	pkt(&s, UVC_STREAM_EOF, "e");
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.ev[0].start_ns, 1000);
+	/* the next frame starts in the payload after, at its own time */
+	s.a.now_ns = 4000;
+	pkt(&s, UVC_STREAM_FID | UVC_STREAM_EOF, "f");
+	ck_assert_uint_eq(s.ev[1].start_ns, 4000);
+	sink_free(&s);
+}
+END_TEST
+
 START_TEST(sync_rules)
 {
 	struct sink s;
@@ -1003,6 +1025,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, bulk_bad_header_between_frames);
 	tcase_add_test(t, fid_toggle_without_eof);
 	tcase_add_test(t, header_too_short_for_its_timestamps);
+	tcase_add_test(t, frame_stamped_at_its_first_payload);
 	tcase_add_test(t, sync_rules);
 	tcase_add_test(t, stream_no_fid);
 	tcase_add_test(t, err_flagged_or_dropped);

@@ -17,7 +17,7 @@
 #define CAP V4L2_BUF_TYPE_VIDEO_CAPTURE
 #define MMAP V4L2_MEMORY_MMAP
 #define USERPTR V4L2_MEMORY_USERPTR
-#define TS_FLAGS (V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_EOF)
+#define TS_FLAGS (V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC | V4L2_BUF_FLAG_TSTAMP_SRC_SOE)
 
 /* malloc-backed memory that counts and can fail the Nth allocation. */
 struct mem {
