@@ -63,6 +63,8 @@ static void usage(FILE *out)
 		"  -r, --fps N      frame rate to ask for (default: the node's)\n"
 		"  -o, --out FILE   write the frames back to back\n"
 		"  -t, --times FILE write each DQBUF's return time (CLOCK_MONOTONIC ns)\n"
+		"  -T, --stamps FILE write each buffer's timestamp (ns): with\n"
+		"                   uvcuse-framecheck --times, the timestamps' error\n"
 		"  -w, --settle US  wait US microseconds after poll and after DQBUF: the\n"
 		"                   calls then meet a driver done with the frame\n"
 		"Prints: frames, rate (fps from frame %d on), dqbuf/qbuf p50 and p99 (us),\n"
@@ -77,13 +79,14 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },  { "fps", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },    { "times", required_argument, NULL, 't' },
 		{ "settle", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
+		{ "stamps", required_argument, NULL, 'T' },
 		{ 0 },
 	};
-	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL;
+	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL, *stamps_path = NULL;
 	unsigned width = 0, height = 0, fps = 0, settle_us = 0;
 	long count = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:w:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:T:w:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f': fourcc = optarg; break;
 		case 's':
@@ -94,6 +97,7 @@ int main(int argc, char **argv)
 		case 'r': fps = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'o': out_path = optarg; break;
 		case 't': times_path = optarg; break;
+		case 'T': stamps_path = optarg; break;
 		case 'w': settle_us = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -134,7 +138,8 @@ int main(int argc, char **argv)
 			die("QBUF");
 	}
 	FILE *out = out_path ? fopen(out_path, "we") : NULL, *times = times_path ? fopen(times_path, "we") : NULL;
-	if ((out_path && !out) || (times_path && !times))
+	FILE *stamps = stamps_path ? fopen(stamps_path, "we") : NULL;
+	if ((out_path && !out) || (times_path && !times) || (stamps_path && !stamps))
 		die("output file");
 	int64_t *dq = calloc((size_t)count, sizeof(*dq)), *q = calloc((size_t)count, sizeof(*q));
 	if (!dq || !q)
@@ -165,6 +170,9 @@ int main(int argc, char **argv)
 		t_end = t1;
 		if (times)
 			fprintf(times, "%lld\n", (long long)t1);
+		if (stamps)
+			fprintf(stamps, "%lld\n", (long long)b.timestamp.tv_sec * 1000000000ll +
+						     (long long)b.timestamp.tv_usec * 1000ll);
 		if (out && fwrite(mem[b.index], 1, b.bytesused, out) != b.bytesused)
 			die("write");
 		if (settle_us)
@@ -193,6 +201,8 @@ int main(int argc, char **argv)
 		fclose(out);
 	if (times)
 		fclose(times);
+	if (stamps)
+		fclose(stamps);
 	free(dq);
 	free(q);
 	close(fd);

@@ -325,11 +325,25 @@ START_TEST(clock_counts_at_48_mhz)
 }
 END_TEST
 
+/* --clock-ppm: the camera's clock drifts and starts elsewhere; zero is
+ * the nominal clock. */
+START_TEST(clock_drift_and_offset)
+{
+	struct vcam_clock c = { .ppm = 100, .offset = 1000 };
+	ck_assert_uint_eq(vcam_clock_read(&c, 1000000000ull), 48000000u + 4800u + 1000u);
+	c = (struct vcam_clock){ .ppm = -250 };
+	ck_assert_uint_eq(vcam_clock_read(&c, 1000000000ull), 48000000u - 12000u);
+	struct vcam_clock z = { 0 };
+	ck_assert_uint_eq(vcam_clock_read(&z, 123456789ull), vcam_payload_clock(123456789ull));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vcam-payload");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, iso_packets_carry_a_frame_then_headers);
+	tcase_add_test(tc, clock_drift_and_offset);
 	tcase_add_test(tc, iso_packet_smaller_than_header_is_empty);
 	tcase_add_test(tc, bulk_whole_frame_payload);
 	tcase_add_test(tc, bulk_payload_ending_on_a_full_urb_gets_a_zlp);

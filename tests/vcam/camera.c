@@ -413,6 +413,7 @@ static void start_streaming(struct vcam_camera *cam, uint64_t now_ns)
 	const struct uvc_probe *p = active_probe(cam);
 	const struct vcam_frame_size *f = vcam_probe_frame(cam->profile, p);
 	vcam_payload_reset(&cam->payload, p->max_payload_transfer_size);
+	cam->payload.clock = cam->cfg.camera_clock;
 	cam->streaming = true;
 	if (cam->cfg.replay) {
 		struct vcam_replay *r = cam->cfg.replay;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "payload.h"
 #include "profile.h"
 #include "usbip.h"
 
@@ -65,6 +66,9 @@ struct vcam_camera_config {
 	/* A recorded bulk stream played instead of the pictures, whatever the
 	 * host negotiated (replay.h); owned by the caller. NULL: pictures. */
 	struct vcam_replay *replay;
+	/* The camera's clock in its PTS and SCR (payload.h): drift, offset,
+	 * jitter; zero: the nominal clock. */
+	struct vcam_clock camera_clock;
 	/* The frames of a format and size, owned by the caller, or NULL with
 	 * errno EAGAIN while they are still being drawn (then call
 	 * vcam_camera_run() again once they may be ready). */

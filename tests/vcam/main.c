@@ -234,6 +234,9 @@ static void usage(FILE *f)
 		"                         probe-stall, commit-stall (their SET_CUR),\n"
 		"                         status-garbage (a random status packet every 100 ms)\n"
 		"      --h264 FILE        Annex-B H.264 stream for the frame-based format\n"
+		"      --clock-ppm N      the camera's clock (its PTS and SCR) runs N parts per\n"
+		"                         million fast (negative: slow), from an offset\n"
+		"      --clock-jitter-us N  each SCR sampled up to N us late\n"
 		"      --replay TRACE     a bulk camera's usbmon text trace played in a loop\n"
 		"                         instead of pictures, at its own pace, whatever the\n"
 		"                         host negotiated (the rest of each payload beyond\n"
@@ -414,6 +417,21 @@ static int parse_count(const char *name, const char *arg, unsigned *out)
 	return 0;
 }
 
+/* --clock-ppm: -1000 to 1000; the clock then starts at an offset too, so
+ * that nothing can take it for the host's. */
+static int parse_ppm(const char *arg, struct vcam_clock *c)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (*end || end == arg || n < -1000 || n > 1000) {
+		fprintf(stderr, "uvcuse-vcam: --clock-ppm needs a number from -1000 to 1000\n");
+		return -1;
+	}
+	c->ppm = (int32_t)n;
+	c->offset = 0x9e3779b9u;
+	return 0;
+}
+
 /* --payload-fault and --request-fault: comma-separated names; -1 (with the
  * message) when one is unknown. */
 static int parse_faults(const char *option, const char *arg, unsigned (*parse)(const char *),
@@ -451,6 +469,8 @@ int main(int argc, char **argv)
 		{ "h264", required_argument, NULL, 'H' },
 		{ "descriptors", required_argument, NULL, 'I' },
 		{ "replay", required_argument, NULL, 'Y' },
+		{ "clock-ppm", required_argument, NULL, 'G' },
+		{ "clock-jitter-us", required_argument, NULL, 'J' },
 		{ "lsusb", required_argument, NULL, 'L' },
 		{ "status-packet-size", required_argument, NULL, 'P' },
 		{ "class-first", no_argument, NULL, 'K' },
@@ -526,6 +546,15 @@ int main(int argc, char **argv)
 			break;
 		case 'Y':
 			replay_file = optarg;
+			break;
+		case 'G':
+			if (parse_ppm(optarg, &cfg.camera_clock))
+				return 2;
+			break;
+		case 'J':
+			if (parse_count("clock-jitter-us", optarg, &cfg.camera_clock.jitter_ns))
+				return 2;
+			cfg.camera_clock.jitter_ns *= 1000u;
 			break;
 		case 'L':
 			lsusb_file = optarg;

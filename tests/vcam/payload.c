@@ -15,10 +15,32 @@ uint32_t vcam_payload_clock(uint64_t time_ns)
 			  (time_ns % 1000) * (VCAM_CLOCK_HZ / 1000000u) / 1000);
 }
 
+uint32_t vcam_clock_read(const struct vcam_clock *c, uint64_t time_ns)
+{
+	uint64_t ticks = (time_ns / 1000) * (VCAM_CLOCK_HZ / 1000000u) +
+			 (time_ns % 1000) * (VCAM_CLOCK_HZ / 1000000u) / 1000;
+	int64_t drift = (int64_t)(ticks / 1000000u) * c->ppm +
+			(int64_t)(ticks % 1000000u) * c->ppm / 1000000;
+	return (uint32_t)(ticks + (uint64_t)drift + c->offset);
+}
+
 void vcam_payload_reset(struct vcam_payload *p, size_t max_payload)
 {
+	struct vcam_clock clock = p->clock;
 	memset(p, 0, sizeof(*p));
+	p->clock = clock;
 	p->max_payload = max_payload;
+}
+
+/* When the SCR of a packet sent at now_ns was sampled: up to jitter_ns
+ * earlier. */
+static uint64_t scr_time(struct vcam_payload *p, uint64_t now_ns)
+{
+	if (!p->clock.jitter_ns)
+		return now_ns;
+	p->clock.seed = p->clock.seed * 1664525u + 1013904223u;
+	uint64_t late = (p->clock.seed >> 8) % p->clock.jitter_ns;
+	return now_ns > late ? now_ns - late : 0;
 }
 
 void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size_t len,
@@ -30,7 +52,7 @@ void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size
 	p->in_frame = true;
 	p->fid = !p->fid;
 	p->error = error;
-	p->pts = vcam_payload_clock(capture_ns);
+	p->pts = vcam_clock_read(&p->clock, capture_ns);
 	p->payload_len = p->payload_pos = 0;
 	p->faults = 0;
 	p->send_len = len;
@@ -71,7 +93,7 @@ void vcam_payload_set_faults(struct vcam_payload *p, unsigned faults)
 }
 
 /* Header with PTS and SCR. SCR's SOF is the 1 kHz USB frame number. */
-static void write_header(const struct vcam_payload *p, uint8_t *out, bool eof, uint64_t now_ns)
+static void write_header(struct vcam_payload *p, uint8_t *out, bool eof, uint64_t now_ns)
 {
 	uint8_t flags = UVC_STREAM_EOH | UVC_STREAM_PTS | UVC_STREAM_SCR;
 	if (p->fid)
@@ -81,7 +103,7 @@ static void write_header(const struct vcam_payload *p, uint8_t *out, bool eof, u
 		if (p->error)
 			flags |= UVC_STREAM_ERR;
 	}
-	uint32_t stc = vcam_payload_clock(now_ns);
+	uint32_t stc = vcam_clock_read(&p->clock, scr_time(p, now_ns));
 	uint16_t sof = (uint16_t)((now_ns / 1000000u) & 0x7ff);
 	out[0] = VCAM_PAYLOAD_HEADER;
 	out[1] = flags;

@@ -28,7 +28,20 @@ enum vcam_payload_fault {
 };
 #define VCAM_FAULT_OVERSIZE_BYTES 4096
 
+/* The camera's clock as a real one runs: VCAM_CLOCK_HZ, ppm parts per
+ * million fast (or slow), from offset ticks; each SCR sampled up to
+ * jitter_ns late (its firmware's jitter). All zero: the nominal clock,
+ * vcam_payload_clock(). */
+struct vcam_clock {
+	int32_t ppm;
+	uint32_t offset;
+	uint32_t jitter_ns;
+	uint32_t seed;      /* the jitter's generator */
+};
+
 struct vcam_payload {
+	/* the camera's clock (kept by vcam_payload_reset) */
+	struct vcam_clock clock;
 	/* the frame being sent */
 	const uint8_t *frame;
 	size_t frame_len, frame_pos;
@@ -52,6 +65,10 @@ struct vcam_payload {
 
 /* Device clock (VCAM_CLOCK_HZ) at a CLOCK_MONOTONIC time. */
 uint32_t vcam_payload_clock(uint64_t time_ns);
+
+/* The clock c at a CLOCK_MONOTONIC time (its drift and offset; no
+ * jitter). */
+uint32_t vcam_clock_read(const struct vcam_clock *c, uint64_t time_ns);
 
 void vcam_payload_reset(struct vcam_payload *p, size_t max_payload);
 
