@@ -59,6 +59,9 @@ struct device_config {
 	 * node outlives an unplugged camera (linger). */
 	bool exclusive;
 	unsigned linger;
+	/* Frames stamped from the camera's own clock (its PTS through its SCR
+	 * samples, uvc/clock.h) when it sends them (config camera-clock). */
+	bool camera_clock;
 	/* which device coming back during the linger is the camera (config
 	 * replug =; usb.h) */
 	enum usb_replug_rule replug;

@@ -46,10 +46,17 @@ static struct timeval now_tv(void)
 	return timeval_of_ns((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 }
 
-/* A frame's timestamp: when its first payload came (start of frame, as
- * uvcvideo stamps it), else now. */
-static struct timeval frame_time(const struct uvc_frame_event *ev)
+/* A frame's timestamp: its PTS on the host's time line when the camera
+ * clock is used and known; else when its first payload came (start of
+ * frame, as uvcvideo stamps it), else now. Every SCR feeds the clock. */
+static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_event *ev)
 {
+	uint64_t t;
+
+	if (ev->has_scr && ev->scr_ns)
+		uvc_clock_sample(&f->clock, ev->scr_stc, ev->scr_ns);
+	if (f->camera_clock && ev->has_pts && uvc_clock_to_host(&f->clock, ev->pts, &t))
+		return timeval_of_ns(t);
 	return ev->start_ns ? timeval_of_ns(ev->start_ns) : now_tv();
 }
 
@@ -261,7 +268,7 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 	} else {
 		uint64_t seq = frame_sequence(dev, ev);
 		struct convert_frame_meta meta = { .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
-						   .timestamp = frame_time(ev) };
+						   .timestamp = frame_time(&dev->frames, ev) };
 		dev->stats.frames++;
 		measure_rate(&dev->stats, &meta.timestamp);
 		if (ev->error)

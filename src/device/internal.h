@@ -15,6 +15,7 @@
 #include "cuse/ioctl_table.h"
 #include "device/convert_stream.h"
 #include "device/device.h"
+#include "uvc/clock.h"
 #include "uvc/payload.h"
 #include "v4l2/node.h"
 
@@ -178,6 +179,10 @@ struct dev_frames {
 	/* the node queued buffers (node_ops.buffer_queued): they reach the
 	 * assembler and the converters when the request or frame is done */
 	bool buffers_due;
+	/* the camera's clock on the host's time line, fed with every frame's
+	 * SCR; frames stamped from it when camera_clock is set */
+	struct uvc_clock clock;
+	bool camera_clock;
 };
 
 /* What LOG_STATUS and --status count. */

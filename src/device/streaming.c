@@ -169,6 +169,9 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 	}
 	const struct uvc_format *format = node_current_fmt(&dev->node)->format;
 	uvc_assembler_reset(&dev->frames.assembler);
+	/* UVC 1.1 commits the clock's frequency; 1.0 names it in the header */
+	uvc_clock_init(&dev->frames.clock, probe->clock_frequency ? probe->clock_frequency
+								   : usb_camera_model(dev->cam)->clock_frequency);
 	dev->frames.assembler.drop_errors = true; /* as uvcvideo without nodrop */
 	dev->frames.assembler.no_fid = usb_camera_model(dev->cam)->quirks & UVC_QUIRK_STREAM_NO_FID;
 	uvc_assembler_set_expected(&dev->frames.assembler,

@@ -22,7 +22,7 @@
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER,
        OPT_STATUS, OPT_UDEV, OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT,
        OPT_CONVERT_THREADS, OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE, OPT_QUIRKS, OPT_JSON,
-       OPT_WATCH };
+       OPT_WATCH, OPT_CAMERA_CLOCK };
 
 /* An option's handler's answers besides an exit status. */
 #define OPT_OK (-1)
@@ -67,6 +67,10 @@ static void usage(FILE *out)
 		"Sharing:\n"
 		"      --exclusive          one process streams at a time, as uvcvideo (by\n"
 		"                           default several stream the camera at once)\n"
+		"Timestamps:\n"
+		"      --camera-clock       stamp frames with their exposure from the camera's\n"
+		"                           own clock (its PTS and SCR) when it sends them\n"
+		"                           (default: when the frame's first data arrived)\n"
 		"Unplug:\n"
 		"      --linger S           when the camera is unplugged the node stays: apps\n"
 		"                           wait, and streams resume when it comes back; the\n"
@@ -274,6 +278,9 @@ static int serving_option(int opt, const char *arg, struct cmdline *cl)
 	case OPT_EXCLUSIVE:
 		cl->exclusive = true;
 		return OPT_OK;
+	case OPT_CAMERA_CLOCK:
+		cl->camera_clock = true;
+		return OPT_OK;
 	default:
 		return OPT_NOT_MINE;
 	}
@@ -307,6 +314,7 @@ static const struct option options[] = {
 	{ "quirks", required_argument, NULL, OPT_QUIRKS },
 	{ "exit-on-unplug", no_argument, NULL, OPT_EXIT_ON_UNPLUG },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "camera-clock", no_argument, NULL, OPT_CAMERA_CLOCK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },

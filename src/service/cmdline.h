@@ -17,6 +17,7 @@ struct cmdline {
 	int convert_threads;
 	long linger;                 /* --linger, --exit-on-unplug (0) */
 	bool exclusive;
+	bool camera_clock;           /* --camera-clock */
 	bool has_quirks;
 	uint32_t quirks;
 	bool log_level_set;

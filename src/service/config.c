@@ -21,6 +21,7 @@ static void values_init(struct config_values *v)
 	v->name[0] = '\0';
 	v->ignore = v->log_level = v->convert = v->exclusive = v->linger = -1;
 	v->convert_threads = -1;
+	v->camera_clock = -1;
 	v->replug = -1;
 	v->has_quirks = -1;
 	v->max_opens_per_process = v->max_opens_per_user = v->max_channels_per_file = -1;
@@ -258,6 +259,10 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		if ((b = parse_bool(value)) < 0)
 			return fail(st, "%s wants yes or no, not '%s'", key, value);
 		*(key[0] == 'i' ? &v->ignore : key[0] == 'c' ? &v->convert : &v->exclusive) = b;
+	} else if (!strcmp(key, "camera-clock")) {
+		if ((b = parse_bool(value)) < 0)
+			return fail(st, "%s wants yes or no, not '%s'", key, value);
+		v->camera_clock = b;
 	} else if (!strcmp(key, "replug")) {
 		if (!strcmp(value, "any-port") || !strcmp(value, "same-port"))
 			v->replug = value[0] == 'a' ? 0 : 1;
@@ -347,6 +352,8 @@ static void apply(struct config_values *out, const struct config_values *v)
 		out->convert = v->convert;
 	if (v->exclusive >= 0)
 		out->exclusive = v->exclusive;
+	if (v->camera_clock >= 0)
+		out->camera_clock = v->camera_clock;
 	if (v->linger >= 0)
 		out->linger = v->linger;
 	if (v->replug >= 0)

@@ -17,6 +17,9 @@
  *   convert = on|off    offer the converted formats (default on)
  *   convert-threads = N threads that convert frames, 1..64 (default: cores)
  *   exclusive = on|off  one process streams at a time (--exclusive)
+ *   camera-clock = on|off  stamp frames from the camera's own clock, its
+ *                       PTS and SCR (uvc/clock.h), when it sends them
+ *                       (default off until measured against uvcvideo's)
  *   linger = SECONDS    how long the node outlives an unplugged camera with
  *                       no file open (--linger), 0..86400 (0:
  *                       --exit-on-unplug)
@@ -36,7 +39,7 @@
 /* -1 in a field: not set. */
 struct config_values {
 	char name[41];
-	int ignore, log_level, convert, exclusive, linger, convert_threads;
+	int ignore, log_level, convert, exclusive, linger, convert_threads, camera_clock;
 	int replug;      /* 0: any-port, 1: same-port (-1: unset) */
 	int has_quirks;  /* quirks set (0 or 1; -1 in a fresh struct too) */
 	uint32_t quirks; /* uvcvideo's quirk bits, replacing its device table's */

@@ -108,6 +108,7 @@ struct uvc_frame_event {
 	uint64_t start_ns;   /* the caller's now_ns when the frame's first
 			      * payload came (its start of exposure, as near as
 			      * the host knows it); 0: never set */
+	uint64_t scr_ns;     /* the caller's now_ns when scr_stc came */
 };
 
 /* Called for each finished frame; may call uvc_assembler_set_buffer(). */
@@ -162,7 +163,7 @@ struct uvc_assembler {
 		uint32_t pts, scr_stc;
 		uint16_t scr_sof;
 		uint64_t sequence;
-		uint64_t start_ns;
+		uint64_t start_ns, scr_ns;
 	} frame;
 	/* the payload being fed */
 	struct uvc_payload_header hdr;

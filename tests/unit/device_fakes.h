@@ -57,6 +57,13 @@ struct fake_usb {
 	struct uvc_assembler *assembler;
 	usb_stream_error_cb stream_error;
 	void *stream_data;
+	/* the host's clock when the stream's packets arrive (the assembler's
+	 * now_ns), and the camera's: clock_hz 0 sends no PTS and SCR, else
+	 * its clock reads host ns * clock_hz / 1e9 (no drift, no delay), the
+	 * PTS is exposure_ago_ns before each frame's first packet */
+	uint64_t now_ns;
+	uint32_t clock_hz;
+	uint64_t exposure_ago_ns;
 	/* the status endpoint */
 	bool status_running;
 	usb_status_packet_cb status_packet;

@@ -350,6 +350,33 @@ void usb_status_get_stats(const struct usb_camera *cam, struct usb_status_stats 
 
 static bool frame_fid;
 static size_t frame_sent; /* bytes of the open frame sent */
+static uint32_t frame_pts; /* the camera's clock at the open frame's exposure */
+
+static uint32_t camera_clock(uint64_t ns)
+{
+	return (uint32_t)(ns / 1000000000u * fake_usb.clock_hz +
+			  ns % 1000000000u * fake_usb.clock_hz / 1000000000u);
+}
+
+/* A payload header: 2 bytes, or 12 with the camera's PTS and SCR. */
+static size_t header(uint8_t *p, bool eof, bool error)
+{
+	p[1] = (uint8_t)(UVC_STREAM_EOH | (frame_fid ? UVC_STREAM_FID : 0) |
+			 (eof ? UVC_STREAM_EOF : 0) | (error ? UVC_STREAM_ERR : 0));
+	if (!fake_usb.clock_hz) {
+		p[0] = 2;
+		return 2;
+	}
+	uint32_t scr = camera_clock(fake_usb.now_ns);
+	p[0] = 12;
+	p[1] |= UVC_STREAM_PTS | UVC_STREAM_SCR;
+	for (int i = 0; i < 4; i++) {
+		p[2 + i] = (uint8_t)(frame_pts >> (8 * i));
+		p[6 + i] = (uint8_t)(scr >> (8 * i));
+	}
+	p[10] = p[11] = 0; /* SOF */
+	return 12;
+}
 
 /* bytes more of the frame, in payloads of at most 3000; the frame's last
  * byte ends it (EOF) */
@@ -358,17 +385,17 @@ static void send_frame_bytes(uint8_t fill, size_t bytes, bool error)
 	ck_assert(fake_usb.streaming);
 	size_t size = fake_usb.committed.max_video_frame_size;
 	ck_assert_uint_le(frame_sent + bytes, size);
-	uint8_t packet[2 + 3000];
-	memset(packet + 2, fill, sizeof(packet) - 2);
+	uint8_t packet[12 + 3000];
+	if (frame_sent == 0)
+		frame_pts = camera_clock(fake_usb.now_ns - fake_usb.exposure_ago_ns);
+	fake_usb.assembler->now_ns = fake_usb.now_ns;
 	while (bytes) {
-		size_t n = bytes < sizeof(packet) - 2 ? bytes : sizeof(packet) - 2;
+		size_t n = bytes < 3000 ? bytes : 3000;
 		bytes -= n;
 		frame_sent += n;
-		bool eof = frame_sent == size;
-		packet[0] = 2;
-		packet[1] = (uint8_t)(UVC_STREAM_EOH | (frame_fid ? UVC_STREAM_FID : 0) |
-				      (eof ? UVC_STREAM_EOF : 0) | (error ? UVC_STREAM_ERR : 0));
-		uvc_assembler_packet(fake_usb.assembler, packet, 2 + n);
+		size_t h = header(packet, frame_sent == size, error);
+		memset(packet + h, fill, n);
+		uvc_assembler_packet(fake_usb.assembler, packet, h + n);
 	}
 	if (frame_sent == size) {
 		frame_sent = 0;

@@ -70,6 +70,7 @@ START_TEST(good_file)
 				      "[camera serial=ABC]\n"
 				      "name = video20\n"
 				      "exclusive = yes\n"
+				      "camera-clock = on\n"
 				      "quirks = probe_minmax, fix_bandwidth\n"
 				      "; a comment\n"
 				      "[camera id=1d6b:0102]\n"
@@ -90,6 +91,7 @@ START_TEST(good_file)
 	ck_assert_int_eq(v.linger, 5);
 	ck_assert_int_eq(v.convert_threads, 3);
 	ck_assert_int_eq(v.exclusive, 1);
+	ck_assert_int_eq(v.camera_clock, 1);
 	ck_assert_int_eq(v.ignore, -1);
 	ck_assert_int_eq(v.has_quirks, 1);
 	ck_assert_uint_eq(v.quirks, 0x82); /* uvcvideo's bits: PROBE_MINMAX | FIX_BANDWIDTH */
@@ -98,6 +100,7 @@ START_TEST(good_file)
 	ck_assert_str_eq(v.name, "");
 	ck_assert_int_eq(v.ignore, 1);
 	ck_assert_int_eq(v.exclusive, -1);
+	ck_assert_int_eq(v.camera_clock, -1);
 	ck_assert_int_le(v.has_quirks, 0);
 	config_free(&cfg);
 }

@@ -30,6 +30,7 @@ static struct loop *loop;
 static struct device *dev;
 static char state_dir[64];
 static struct device_limits limits; /* zero: the defaults */
+static bool camera_clock;           /* config camera-clock */
 
 static struct device_config config(unsigned linger)
 {
@@ -41,6 +42,7 @@ static struct device_config config(unsigned linger)
 		.linger = linger,
 		.settings = { .dir = state_dir },
 		.limits = limits,
+		.camera_clock = camera_clock,
 	};
 }
 
@@ -71,6 +73,13 @@ static void setup_limited(void)
 					 .buffer_mib_per_user = 16 };
 	start(30);
 	limits = (struct device_limits){ 0 };
+}
+
+static void setup_camera_clock(void)
+{
+	camera_clock = true;
+	start(30);
+	camera_clock = false;
 }
 
 static void remove_dir(const char *path)
@@ -584,6 +593,68 @@ START_TEST(errored_frame_dropped_sequence_skipped)
 }
 END_TEST
 
+/* A frame is stamped when its first payload came, as uvcvideo stamps it
+ * (V4L2_BUF_FLAG_TSTAMP_SRC_SOE), not when its last did. */
+START_TEST(frame_stamped_at_its_start)
+{
+	struct cuse_file *f = open_file(PID_A, O_RDWR);
+	stream_mmap(f, 2);
+	struct cuse_req *req = dqbuf(f);
+	fake_usb.now_ns = 5000000000ull;
+	fake_usb_frame_part(7, 1000);
+	fake_usb.now_ns = 5020000000ull;
+	fake_usb_frame(7, false);
+	ck_assert(req->answered);
+	ck_assert_int_eq(buf_of(req)->timestamp.tv_sec, 5);
+	ck_assert_int_eq(buf_of(req)->timestamp.tv_usec, 0);
+	ck_assert_uint_eq(buf_of(req)->flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK,
+			  V4L2_BUF_FLAG_TSTAMP_SRC_SOE);
+	free(req);
+	fake_cuse_release(f);
+}
+END_TEST
+
+/* With camera-clock, a frame is stamped with its exposure as the camera's
+ * clock tells it (its PTS, through its SCR samples), once the clock has a
+ * window of samples; before that, at its first payload. */
+static void stream_clocked_frames(bool expect_exposure)
+{
+	struct cuse_file *f = open_file(PID_A, O_RDWR);
+	fake_usb.clock_hz = 48000000u;
+	fake_usb.exposure_ago_ns = 10000000ull;
+	stream_mmap(f, 2);
+	for (unsigned k = 0; k < 12; k++) {
+		uint64_t now = 10000000000ull + k * 33333333ull;
+		struct cuse_req *req = dqbuf(f);
+		fake_usb.now_ns = now;
+		fake_usb_frame((uint8_t)k, false);
+		ck_assert(req->answered);
+		const struct v4l2_buffer *b = buf_of(req);
+		uint64_t got = (uint64_t)b->timestamp.tv_sec * 1000000000u +
+			       (uint64_t)b->timestamp.tv_usec * 1000u;
+		uint64_t want = expect_exposure && k >= 7 ? now - fake_usb.exposure_ago_ns : now;
+		ck_assert_msg(got + 1000 >= want && got <= want + 1000, "frame %u: %llu, not %llu",
+			      k, (unsigned long long)got, (unsigned long long)want);
+		struct v4l2_buffer again = { .index = b->index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					     .memory = V4L2_MEMORY_MMAP };
+		free(req);
+		ck_assert_int_eq(xioctl(f, VIDIOC_QBUF, &again), 0);
+	}
+	fake_cuse_release(f);
+}
+
+START_TEST(frames_stamped_from_the_camera_clock)
+{
+	stream_clocked_frames(true);
+}
+END_TEST
+
+START_TEST(camera_clock_unused_unless_configured)
+{
+	stream_clocked_frames(false);
+}
+END_TEST
+
 START_TEST(poll_in_after_frame)
 {
 	struct cuse_file *f = open_file(PID_A, O_RDWR);
@@ -988,6 +1059,8 @@ static Suite *device_suite(void)
 	tcase_add_test(t, parked_dqbuf_interrupted);
 	tcase_add_test(t, streamoff_wakes_parked_dqbuf);
 	tcase_add_test(t, errored_frame_dropped_sequence_skipped);
+	tcase_add_test(t, frame_stamped_at_its_start);
+	tcase_add_test(t, camera_clock_unused_unless_configured);
 	tcase_add_test(t, poll_in_after_frame);
 	tcase_add_test(t, read_waits_for_frame);
 	tcase_add_test(t, two_processes_share_the_stream);
@@ -1003,6 +1076,11 @@ static Suite *device_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, unplug_waits_and_replug_resumes);
 	tcase_add_test(t, unplug_other_camera_not_taken);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("camera-clock");
+	tcase_add_checked_fixture(t, setup_camera_clock, teardown);
+	tcase_add_test(t, frames_stamped_from_the_camera_clock);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("limits");

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The camera's clock on the host's time line: a frame's PTS (the camera's
+ * clock at its exposure, UVC 1.5 section 2.4.3.3) turned into the host's
+ * CLOCK_MONOTONIC, from the SCR samples its payloads carry (the camera's
+ * clock when the payload left it) and the host time each arrived.
+ *
+ * uvcvideo (uvc_video_clock_*) relates both clocks through the USB frame
+ * number, which a userspace driver cannot read. Here the relation is the
+ * lower envelope of the samples instead: every sample is the camera's
+ * clock plus a delivery delay that is never negative, so over a window of
+ * samples the line that all lie on or above is the camera's clock with
+ * the shortest delay seen. Its slope follows the camera's drift (the
+ * envelope's points in the older and the newer half of the window); its
+ * offset is the shortest delay. The mapped time is therefore the host
+ * time at which the camera's clock read PTS, plus the least delay the
+ * window saw: steady, monotonic, free of the host's scheduling jitter.
+ * Pure: samples in, times out. */
+#ifndef UVC_CLOCK_H
+#define UVC_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define UVC_CLOCK_SAMPLES 64 /* about 2 s of frames at 30 fps */
+
+struct uvc_clock {
+	uint32_t hz;     /* the camera's dwClockFrequency */
+	unsigned n, next;
+	struct {
+		int64_t stc;       /* unwrapped (32-bit wraps counted) */
+		uint64_t host_ns;
+	} s[UVC_CLOCK_SAMPLES];
+	uint32_t last_raw;  /* the newest sample's STC as sent */
+	int64_t last_stc;   /* ... unwrapped */
+};
+
+void uvc_clock_init(struct uvc_clock *c, uint32_t hz);
+
+/* One SCR sample: the camera's clock (source time clock) in a payload's
+ * header, and the host's CLOCK_MONOTONIC when that payload arrived. */
+void uvc_clock_sample(struct uvc_clock *c, uint32_t stc, uint64_t host_ns);
+
+/* The host time of the camera's clock reading pts, false while the
+ * window is too small to say (fewer than 8 samples, or less than 100 ms
+ * of the camera's clock) or the camera named no clock frequency. */
+bool uvc_clock_to_host(const struct uvc_clock *c, uint32_t pts, uint64_t *host_ns);
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The camera's clock on the host's time line (src/uvc/clock.c), against a
+ * simulated camera: a clock that drifts, payloads that arrive late by a
+ * jittered delay, exposures whose true host time is known. */
+#include <check.h>
+#include <stdint.h>
+
+#include "uvc/clock.h"
+#include "unit_run.h"
+
+#define HZ 48000000u
+#define FRAME_NS 33333333ull
+#define MIN_DELAY_NS 200000ull
+
+struct camera {
+	double ppm;      /* its clock runs this much fast */
+	uint32_t stc0;   /* its clock when the host read t0 */
+	uint64_t t0;
+	uint32_t seed;
+};
+
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return *x >> 8;
+}
+
+/* The camera's clock at host time t. */
+static uint32_t camera_clock(const struct camera *cam, uint64_t t)
+{
+	double ticks = (double)(t - cam->t0) * HZ / 1e9 * (1.0 + cam->ppm * 1e-6);
+	return cam->stc0 + (uint32_t)(uint64_t)(ticks + 0.5);
+}
+
+/* A payload's delivery delay: at least MIN_DELAY_NS, up to 3 ms more,
+ * the minimum reached every few frames. */
+static uint64_t delay(struct camera *cam, unsigned k)
+{
+	return MIN_DELAY_NS + (k % 5 == 0 ? 0 : lcg(&cam->seed) % 3000000u);
+}
+
+/* Frame k's exposure, its host time; its SCR sampled 10 ms later. */
+static uint64_t exposure(const struct camera *cam, unsigned k)
+{
+	return cam->t0 + 50000000ull + k * FRAME_NS;
+}
+
+static double magnitude(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static void feed(struct uvc_clock *c, struct camera *cam, unsigned k)
+{
+	uint64_t sent = exposure(cam, k) + 10000000ull;
+	uvc_clock_sample(c, camera_clock(cam, sent), sent + delay(cam, k));
+}
+
+/* After a window's worth of frames, every exposure maps to its true time
+ * plus the least delay, within 50 us, and the intervals between frames
+ * are steady within 10 us though each payload's delay jitters by 3 ms. */
+static void check_camera(struct camera *cam)
+{
+	struct uvc_clock c;
+	uint64_t prev = 0;
+
+	uvc_clock_init(&c, HZ);
+	for (unsigned k = 0; k < 400; k++) {
+		uint64_t got;
+		feed(&c, cam, k);
+		if (k < UVC_CLOCK_SAMPLES)
+			continue;
+		ck_assert(uvc_clock_to_host(&c, camera_clock(cam, exposure(cam, k)), &got));
+		double err = (double)(int64_t)(got - exposure(cam, k) - MIN_DELAY_NS);
+		ck_assert_msg(magnitude(err) < 50000.0, "frame %u: %.0f ns off", k, err);
+		if (prev) {
+			double jitter = (double)(int64_t)(got - prev) - (double)FRAME_NS;
+			ck_assert_msg(magnitude(jitter) < 10000.0, "frame %u: interval off by %.0f ns", k,
+				      jitter);
+		}
+		prev = got;
+	}
+}
+
+START_TEST(drifting_camera_mapped_within_50_us)
+{
+	struct camera cam = { .ppm = 100.0, .stc0 = 123456789u, .t0 = 5000000000000ull, .seed = 7 };
+	check_camera(&cam);
+	cam.ppm = -250.0;
+	check_camera(&cam);
+}
+END_TEST
+
+/* The camera's 32-bit clock wraps (every 89 s at 48 MHz): no jump. */
+START_TEST(clock_wrap_is_seamless)
+{
+	struct camera cam = { .ppm = 30.0, .stc0 = 0xfff00000u, .t0 = 1000000000ull, .seed = 3 };
+	check_camera(&cam);
+}
+END_TEST
+
+START_TEST(no_answer_without_a_window)
+{
+	struct uvc_clock c;
+	uint64_t t;
+	struct camera cam = { .t0 = 1000000000ull, .seed = 1 };
+
+	uvc_clock_init(&c, HZ);
+	ck_assert(!uvc_clock_to_host(&c, 0, &t));
+	for (unsigned k = 0; k < 7; k++)
+		feed(&c, &cam, k);
+	ck_assert(!uvc_clock_to_host(&c, 0, &t)); /* 7 samples */
+	feed(&c, &cam, 7);
+	ck_assert(uvc_clock_to_host(&c, 0, &t));
+	/* 8 samples within 50 ms of the camera's clock: too short */
+	uvc_clock_init(&c, HZ);
+	for (unsigned k = 0; k < 8; k++)
+		uvc_clock_sample(&c, k * 100000u, 1000000000ull + k * 1000000ull);
+	ck_assert(!uvc_clock_to_host(&c, 0, &t));
+	/* a camera that names no clock frequency */
+	uvc_clock_init(&c, 0);
+	for (unsigned k = 0; k < 20; k++)
+		feed(&c, &cam, k);
+	ck_assert(!uvc_clock_to_host(&c, 0, &t));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("uvc-clock");
+	TCase *tc = tcase_create("clock");
+	tcase_add_test(tc, drifting_camera_mapped_within_50_us);
+	tcase_add_test(tc, clock_wrap_is_seamless);
+	tcase_add_test(tc, no_answer_without_a_window);
+	suite_add_tcase(s, tc);
+	return unit_run(s);
+}
