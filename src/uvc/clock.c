@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The camera's clock on the host's time line (clock.h): the lower
- * envelope of the SCR samples. Times are kept relative to the newest
+/* The camera's clock on the host's time line (clock.h): the edge of the
+ * SCR samples' lower convex hull that is closest to them all. Times are kept relative to the newest
  * sample, in 64-bit integers and doubles no larger than the window, so
  * that nothing loses precision however long the host has been up. */
 #include "uvc/clock.h"
@@ -43,48 +43,79 @@ static unsigned at(const struct uvc_clock *c, unsigned k)
 	return (c->next + UVC_CLOCK_SAMPLES - c->n + k) % UVC_CLOCK_SAMPLES;
 }
 
-/* A sample's height above the line of slope ns_per_tick through the
- * newest sample's clock: its delivery delay up to a constant. */
-static double height(const struct uvc_clock *c, unsigned i, double ns_per_tick, uint64_t host0)
+struct point {
+	double x, y; /* the camera's clock (ticks) and the host's (ns), relative */
+};
+
+/* z's side of the line o->a: > 0 when o, a, z turn left. */
+static double cross(struct point o, struct point a, struct point z)
 {
-	return (double)(int64_t)(c->s[i].host_ns - host0) -
-	       ns_per_tick * (double)(c->s[i].stc - c->last_stc);
+	return (a.x - o.x) * (z.y - o.y) - (a.y - o.y) * (z.x - o.x);
 }
 
-/* The lowest sample among samples first..last-1 (oldest-first order). */
-static unsigned lowest(const struct uvc_clock *c, unsigned first, unsigned last,
-		       double ns_per_tick, uint64_t host0)
+/* The samples as points relative to the newest, sorted by the camera's
+ * clock, and the lower convex hull of them in hull (returns its size). */
+static unsigned lower_hull(const struct uvc_clock *c, uint64_t host0, struct point *p,
+			   struct point *hull)
 {
-	unsigned best = at(c, first);
-	for (unsigned k = first + 1; k < last; k++)
-		if (height(c, at(c, k), ns_per_tick, host0) < height(c, best, ns_per_tick, host0))
-			best = at(c, k);
-	return best;
+	for (unsigned k = 0; k < c->n; k++) {
+		struct point q = { (double)(c->s[at(c, k)].stc - c->last_stc),
+				   (double)(int64_t)(c->s[at(c, k)].host_ns - host0) };
+		unsigned i = k;
+		for (; i > 0 && p[i - 1].x > q.x; i--)
+			p[i] = p[i - 1];
+		p[i] = q;
+	}
+	unsigned h = 0;
+	for (unsigned k = 0; k < c->n; k++) {
+		while (h >= 2 && cross(hull[h - 2], hull[h - 1], p[k]) <= 0)
+			h--;
+		hull[h++] = p[k];
+	}
+	return h;
 }
 
 bool uvc_clock_to_host(const struct uvc_clock *c, uint32_t pts, uint64_t *host_ns)
 {
+	struct point p[UVC_CLOCK_SAMPLES], hull[UVC_CLOCK_SAMPLES];
+
 	if (!c->hz || c->n < MIN_SAMPLES)
 		return false;
-	int64_t span = c->last_stc - c->s[at(c, 0)].stc;
-	if (span < (int64_t)(c->hz / 10))
+	if (c->last_stc - c->s[at(c, 0)].stc < (int64_t)(c->hz / 10))
 		return false;
 	uint64_t host0 = c->s[at(c, c->n - 1)].host_ns;
-	double slope = 1e9 / (double)c->hz;
-	/* the drift: through the envelope's lowest points of the older and the
-	 * newer half, found again under the slope they give (a drift of
-	 * hundreds of ppm can make a higher sample look lowest under the
-	 * nominal slope) */
-	for (int pass = 0; pass < 3; pass++) {
-		unsigned a = lowest(c, 0, c->n / 2, slope, host0);
-		unsigned b = lowest(c, c->n / 2, c->n, slope, host0);
-		if (c->s[b].stc - c->s[a].stc < (int64_t)(c->hz / 20))
-			break;
-		slope += (height(c, b, slope, host0) - height(c, a, slope, host0)) /
-			 (double)(c->s[b].stc - c->s[a].stc);
+	unsigned h = lower_hull(c, host0, p, hull);
+	double sum_x = 0, sum_y = 0, nominal = 1e9 / (double)c->hz;
+	for (unsigned k = 0; k < c->n; k++) {
+		sum_x += p[k].x;
+		sum_y += p[k].y;
 	}
-	/* the offset: the lowest sample under that slope */
-	double base = height(c, lowest(c, 0, c->n, slope, host0), slope, host0);
+	/* the line under every sample closest to them all (the least sum of
+	 * delays): a hull edge; a slope more than 1 % from the nominal one is
+	 * no camera clock, and the nominal slope through the lowest point
+	 * stands in */
+	double best_cost = 0, slope = nominal, base = hull[0].y - nominal * hull[0].x;
+	bool found = false;
+	for (unsigned k = 0; k + 1 < h; k++) {
+		double dx = hull[k + 1].x - hull[k].x;
+		if (dx <= 0)
+			continue;
+		double b = (hull[k + 1].y - hull[k].y) / dx;
+		if (b < nominal * 0.99 || b > nominal * 1.01)
+			continue;
+		double a = hull[k].y - b * hull[k].x;
+		double cost = sum_y - (double)c->n * a - b * sum_x;
+		if (!found || cost < best_cost) {
+			found = true;
+			best_cost = cost;
+			slope = b;
+			base = a;
+		}
+	}
+	if (!found) /* the lowest point under the nominal slope */
+		for (unsigned k = 0; k < c->n; k++)
+			if (p[k].y - nominal * p[k].x < base)
+				base = p[k].y - nominal * p[k].x;
 	double t = base + slope * (double)(unwrap(c, pts) - c->last_stc);
 	*host_ns = (uint64_t)((int64_t)host0 + (int64_t)t);
 	return true;

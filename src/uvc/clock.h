@@ -7,13 +7,13 @@
  * uvcvideo (uvc_video_clock_*) relates both clocks through the USB frame
  * number, which a userspace driver cannot read. Here the relation is the
  * lower envelope of the samples instead: every sample is the camera's
- * clock plus a delivery delay that is never negative, so over a window of
- * samples the line that all lie on or above is the camera's clock with
- * the shortest delay seen. Its slope follows the camera's drift (the
- * envelope's points in the older and the newer half of the window); its
- * offset is the shortest delay. The mapped time is therefore the host
- * time at which the camera's clock read PTS, plus the least delay the
- * window saw: steady, monotonic, free of the host's scheduling jitter.
+ * clock plus a delivery delay that is never negative, so the line under
+ * all the samples of a window that is closest to them (the least sum of
+ * delays: an edge of their lower convex hull, as clock-skew estimation
+ * over networks does it) is the camera's clock, its drift included, with
+ * the shortest delays seen. The mapped time is the host time at which the
+ * camera's clock read PTS plus those least delays: monotonic, and free of
+ * most of the host's scheduling jitter.
  * Pure: samples in, times out. */
 #ifndef UVC_CLOCK_H
 #define UVC_CLOCK_H
