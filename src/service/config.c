@@ -126,6 +126,25 @@ static const struct limit_key *find_limit_key(const char *key)
 	return NULL;
 }
 
+/* The yes-or-no keys (uvcuse.conf(5)). */
+static const struct bool_key {
+	const char *key;
+	size_t offset; /* of its int in struct config_values */
+} bool_keys[] = {
+	{ "ignore", offsetof(struct config_values, ignore) },
+	{ "convert", offsetof(struct config_values, convert) },
+	{ "exclusive", offsetof(struct config_values, exclusive) },
+	{ "camera-clock", offsetof(struct config_values, camera_clock) },
+};
+
+static const struct bool_key *find_bool_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(bool_keys) / sizeof(bool_keys[0]); i++)
+		if (!strcmp(key, bool_keys[i].key))
+			return &bool_keys[i];
+	return NULL;
+}
+
 static int parse_bool(const char *s)
 {
 	static const char *const yes[] = { "yes", "on", "true", "1" };
@@ -235,7 +254,12 @@ static int on_key(void *user, const char *section, const char *key, const char *
 	struct config_values *v = st->target;
 	int b;
 	const struct limit_key *lim = find_limit_key(key);
-	if (lim) {
+	const struct bool_key *yes_no = find_bool_key(key);
+	if (yes_no) {
+		if ((b = parse_bool(value)) < 0)
+			return fail(st, "%s wants yes or no, not '%s'", key, value);
+		*(int *)((char *)v + yes_no->offset) = b;
+	} else if (lim) {
 		int *field = (int *)((char *)v + lim->offset);
 		if ((*field = parse_int(value, lim->min, lim->max)) < 0) {
 			char range[48];
@@ -255,14 +279,6 @@ static int on_key(void *user, const char *section, const char *key, const char *
 		if (level < 0)
 			return fail(st, "log-level wants error, warning, info or debug, not '%s'", value, NULL);
 		v->log_level = level;
-	} else if (!strcmp(key, "ignore") || !strcmp(key, "convert") || !strcmp(key, "exclusive")) {
-		if ((b = parse_bool(value)) < 0)
-			return fail(st, "%s wants yes or no, not '%s'", key, value);
-		*(key[0] == 'i' ? &v->ignore : key[0] == 'c' ? &v->convert : &v->exclusive) = b;
-	} else if (!strcmp(key, "camera-clock")) {
-		if ((b = parse_bool(value)) < 0)
-			return fail(st, "%s wants yes or no, not '%s'", key, value);
-		v->camera_clock = b;
 	} else if (!strcmp(key, "replug")) {
 		if (!strcmp(value, "any-port") || !strcmp(value, "same-port"))
 			v->replug = value[0] == 'a' ? 0 : 1;
@@ -340,20 +356,20 @@ int config_load(struct config *cfg, const char *main_file, int missing_ok, const
 	return ret;
 }
 
+/* The int at offset in v, when set, replaces out's. */
+static void apply_int(struct config_values *out, const struct config_values *v, size_t offset)
+{
+	const int *from = (const int *)((const char *)v + offset);
+	if (*from >= 0)
+		*(int *)((char *)out + offset) = *from;
+}
+
 static void apply(struct config_values *out, const struct config_values *v)
 {
 	if (v->name[0])
 		strcpy(out->name, v->name);
-	if (v->ignore >= 0)
-		out->ignore = v->ignore;
 	if (v->log_level >= 0)
 		out->log_level = v->log_level;
-	if (v->convert >= 0)
-		out->convert = v->convert;
-	if (v->exclusive >= 0)
-		out->exclusive = v->exclusive;
-	if (v->camera_clock >= 0)
-		out->camera_clock = v->camera_clock;
 	if (v->linger >= 0)
 		out->linger = v->linger;
 	if (v->replug >= 0)
@@ -364,11 +380,10 @@ static void apply(struct config_values *out, const struct config_values *v)
 		out->has_quirks = 1;
 		out->quirks = v->quirks;
 	}
-	for (size_t i = 0; i < sizeof(limit_keys) / sizeof(limit_keys[0]); i++) {
-		const int *from = (const int *)((const char *)v + limit_keys[i].offset);
-		if (*from >= 0)
-			*(int *)((char *)out + limit_keys[i].offset) = *from;
-	}
+	for (size_t i = 0; i < sizeof(limit_keys) / sizeof(limit_keys[0]); i++)
+		apply_int(out, v, limit_keys[i].offset);
+	for (size_t i = 0; i < sizeof(bool_keys) / sizeof(bool_keys[0]); i++)
+		apply_int(out, v, bool_keys[i].offset);
 }
 
 static int matches(const struct config_match *m, const struct config_camera *cam)
