@@ -17,12 +17,15 @@
 #include "uvc/quirks.h"
 #include "v4l2/node_priv.h"
 
-/* The selector unit the inputs go through, or NULL. */
+/* The selector unit the inputs go through, or NULL. An empty chain has
+ * none, whatever its selector field says: the controls zeroed when they
+ * could not be built leave 0 there, not -1. */
 static const struct uvc_entity *selector(const struct node *n)
 {
 	const struct uvc_chain *chain = &n->ctrls.chain;
 
-	if (chain->selector < 0 || (n->camera->quirks & UVC_QUIRK_IGNORE_SELECTOR_UNIT))
+	if (!chain->n || chain->selector < 0 ||
+	    (n->camera->quirks & UVC_QUIRK_IGNORE_SELECTOR_UNIT))
 		return NULL;
 	return &n->camera->entities[chain->selector];
 }

@@ -354,6 +354,15 @@ START_TEST(inputs_through_a_selector_unit)
 	in = (struct v4l2_input){ .index = 1 };
 	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), -EINVAL);
 	ck_assert_uint_eq(su_sets + su_gets, 3);
+	/* controls that could not be built are zeroed (node_init): no chain,
+	 * so no input and no selector, though its field reads 0, not -1 */
+	cam->quirks &= ~(uint32_t)UVC_QUIRK_IGNORE_SELECTOR_UNIT;
+	memset(&n2.ctrls.chain, 0, sizeof(n2.ctrls.chain));
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_G_INPUT, &i, NULL, 0, false, NULL, NULL), 0);
+	ck_assert_int_eq(i, 0);
+	in = (struct v4l2_input){ .index = 0 };
+	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), -EINVAL);
+	ck_assert_uint_eq(su_sets + su_gets, 3);
 	node_release(&n2, &f);
 	node_destroy(&n2);
 	uvc_camera_free(cam);
