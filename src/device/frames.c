@@ -47,13 +47,13 @@ static struct timeval now_tv(void)
 }
 
 /* A frame's timestamp: its PTS on the host's time line when the camera
- * clock is used and known; else when its first payload came (start of
- * frame, as uvcvideo stamps it), else now. Every SCR feeds the clock. */
+ * clock is used (its SCR feeds the clock) and known; else when its first
+ * payload came (start of frame, as uvcvideo stamps it), else now. */
 static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_event *ev)
 {
 	uint64_t t;
 
-	if (ev->has_scr && ev->scr_ns)
+	if (f->camera_clock && ev->has_scr && ev->scr_ns)
 		uvc_clock_sample(&f->clock, ev->scr_stc, ev->scr_ns);
 	if (f->camera_clock && ev->has_pts && uvc_clock_to_host(&f->clock, ev->pts, &t))
 		return timeval_of_ns(t);

@@ -179,8 +179,8 @@ struct dev_frames {
 	/* the node queued buffers (node_ops.buffer_queued): they reach the
 	 * assembler and the converters when the request or frame is done */
 	bool buffers_due;
-	/* the camera's clock on the host's time line, fed with every frame's
-	 * SCR; frames stamped from it when camera_clock is set */
+	/* with camera_clock set: the camera's clock on the host's time line,
+	 * fed with every frame's SCR, and the frames stamped from it */
 	struct uvc_clock clock;
 	bool camera_clock;
 };

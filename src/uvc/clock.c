@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The camera's clock on the host's time line (clock.h): the edge of the
- * SCR samples' lower convex hull that is closest to them all. Times are kept relative to the newest
- * sample, in 64-bit integers and doubles no larger than the window, so
- * that nothing loses precision however long the host has been up. */
+ * SCR samples' lower convex hull that is closest to them all. Times are
+ * kept relative to the newest sample, in 64-bit integers and doubles no
+ * larger than the window, so that nothing loses precision however long
+ * the host has been up. */
 #include "uvc/clock.h"
 
 #include <string.h>
