@@ -26,7 +26,6 @@ struct reader {
 	uint8_t alt;
 	struct uvc_alt *last_alt;      /* for a SuperSpeed companion */
 	struct uvc_format *format;
-	uint8_t stream_ep[32];         /* per stream: the input header's endpoint */
 	const uint8_t *collection;     /* the VC header's baInterfaceNr[] */
 	unsigned n_collection;
 	bool failed;                   /* out of memory */
@@ -251,12 +250,10 @@ static void read_frame(struct reader *r, const uint8_t *d, unsigned l)
 
 static void read_vs(struct reader *r, const uint8_t *d, unsigned l)
 {
-	unsigned stream = (unsigned)(r->vs - r->cam->streams);
-
 	switch (d[2]) {
 	case UVC_VS_INPUT_HEADER:
-		if (l >= 9 && stream < sizeof(r->stream_ep)) {
-			r->stream_ep[stream] = d[6];
+		if (l >= 9) { /* the endpoint is settled once all is read */
+			r->vs->endpoint = d[6];
 			r->vs->info = d[7];
 			r->vs->terminal_link = d[8];
 		}
@@ -371,7 +368,7 @@ static void settle_streams(struct reader *r)
 {
 	for (unsigned s = 0; s < r->cam->n_streams; s++) {
 		struct uvc_streaming *vs = &r->cam->streams[s];
-		uint8_t ep = s < sizeof(r->stream_ep) ? r->stream_ep[s] : 0;
+		uint8_t ep = vs->endpoint;
 		unsigned kept = 0;
 
 		if (!ep && vs->n_alts)

@@ -39,6 +39,13 @@ static unsigned hex_bytes(const char *p, uint8_t *out, unsigned cap)
 	return n;
 }
 
+/* The line after the one s starts, or NULL after the last. */
+static const char *next_line(const char *s)
+{
+	const char *nl = strchr(s, '\n');
+	return nl ? nl + 1 : NULL;
+}
+
 /* One line of the trace, or false for a line that is not one (mail text). */
 static bool parse_line(const char *s, struct line *l)
 {
@@ -78,7 +85,7 @@ static int pick_endpoint(const char *text, char *out, size_t cap)
 	unsigned votes[MAX_ENDPOINTS] = { 0 }, n = 0, best = 0;
 	struct line l;
 
-	for (const char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+	for (const char *s = text; s && *s; s = next_line(s)) {
 		if (!parse_line(s, &l) || l.event != 'C' || strncmp(l.address, "Bi:", 3) ||
 		    !looks_like_header(&l))
 			continue;
@@ -144,7 +151,7 @@ static uint32_t committed_payload(const char *text, const char *endpoint)
 	if (!colon)
 		return 0;
 	snprintf(colon, sizeof(device) - (size_t)(colon - device), ":0");
-	for (const char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+	for (const char *s = text; s && *s; s = next_line(s)) {
 		char tag[40], event[4], address[24];
 		unsigned long long t;
 		unsigned type, request, value, index, length, len;
@@ -175,7 +182,7 @@ static int group(const char *text, struct vcam_replay *r)
 	uint64_t t0 = 0;
 	struct line l;
 
-	for (const char *s = text; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+	for (const char *s = text; s && *s; s = next_line(s)) {
 		if (!parse_line(s, &l) || strcmp(l.address, r->endpoint))
 			continue;
 		if (l.event == 'S') {
