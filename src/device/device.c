@@ -97,6 +97,7 @@ static int node_setup(struct device *dev, const struct device_config *cfg)
 	dev->node.convert = cfg->convert;
 	dev->node.exclusive = cfg->exclusive;
 	dev->frames.camera_clock = cfg->camera_clock;
+	dev->frames.drop_errored = cfg->drop_errored;
 	/* what a DQBUF reply can carry besides its struct v4l2_buffer */
 	dev->node.max_userptr_copy = (uint32_t)(cuse_max_chunk() - sizeof(struct v4l2_buffer));
 	return 0;

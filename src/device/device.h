@@ -62,6 +62,9 @@ struct device_config {
 	/* Frames stamped from the camera's own clock (its PTS through its SCR
 	 * samples, uvc/clock.h) when it sends them (config camera-clock). */
 	bool camera_clock;
+	/* Frames with errors dropped, as uvcvideo 6.1 (config errored-frames
+	 * = drop); else delivered with V4L2_BUF_FLAG_ERROR, as 6.14+. */
+	bool drop_errored;
 	/* which device coming back during the linger is the camera (config
 	 * replug =; usb.h) */
 	enum usb_replug_rule replug;

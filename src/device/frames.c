@@ -46,18 +46,42 @@ static struct timeval now_tv(void)
 	return timeval_of_ns((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 }
 
+/* The camera clock's samples: the SCRs of the transfers since the last
+ * frame. */
+static void feed_clock(struct dev_frames *f)
+{
+	struct uvc_scr_sample s[UVC_ASM_SCR_SAMPLES];
+	unsigned n = uvc_assembler_take_scr(&f->assembler, s, UVC_ASM_SCR_SAMPLES);
+	for (unsigned k = 0; k < n; k++)
+		if (s[k].host_ns)
+			uvc_clock_sample(&f->clock, s[k].stc, s[k].host_ns);
+}
+
 /* A frame's timestamp: its PTS on the host's time line when the camera
- * clock is used (its SCR feeds the clock) and known; else when its first
- * payload came (start of frame, as uvcvideo stamps it), else now. */
+ * clock is used and can say; else when its first payload came (start of
+ * frame, as uvcvideo stamps it), else now. Never earlier than the frame
+ * before: the clock's first estimate and the arrival times it replaces
+ * differ by a few milliseconds, and apps take a step back for a bug. */
 static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_event *ev)
 {
-	uint64_t t;
+	uint64_t t = 0;
 
-	if (f->camera_clock && ev->has_scr && ev->scr_ns)
-		uvc_clock_sample(&f->clock, ev->scr_stc, ev->scr_ns);
-	if (f->camera_clock && ev->has_pts && uvc_clock_to_host(&f->clock, ev->pts, &t))
-		return timeval_of_ns(t);
-	return ev->start_ns ? timeval_of_ns(ev->start_ns) : now_tv();
+	if (f->camera_clock) {
+		feed_clock(f);
+		if (!ev->has_pts || !uvc_clock_to_host(&f->clock, ev->pts, &t))
+			t = 0;
+	}
+	if (!t)
+		t = ev->start_ns;
+	if (!t) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	if (f->last_stamp_ns && t < f->last_stamp_ns + 1000)
+		t = f->last_stamp_ns + 1000; /* a microsecond: a timeval's step */
+	f->last_stamp_ns = t;
+	return timeval_of_ns(t);
 }
 
 /* The camera's sequence number of a frame of the assembler: its count

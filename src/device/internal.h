@@ -180,9 +180,11 @@ struct dev_frames {
 	 * assembler and the converters when the request or frame is done */
 	bool buffers_due;
 	/* with camera_clock set: the camera's clock on the host's time line,
-	 * fed with every frame's SCR, and the frames stamped from it */
+	 * fed with the SCR of every transfer, and the frames stamped from it */
 	struct uvc_clock clock;
 	bool camera_clock;
+	uint64_t last_stamp_ns; /* the stream's last frame's timestamp (0: none) */
+	bool drop_errored; /* device_config.drop_errored */
 };
 
 /* What LOG_STATUS and --status count. */

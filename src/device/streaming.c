@@ -172,7 +172,8 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 	/* UVC 1.1 commits the clock's frequency; 1.0 names it in the header */
 	uvc_clock_init(&dev->frames.clock, probe->clock_frequency ? probe->clock_frequency
 								   : usb_camera_model(dev->cam)->clock_frequency);
-	dev->frames.assembler.drop_errors = true; /* as uvcvideo without nodrop */
+	dev->frames.last_stamp_ns = 0;
+	dev->frames.assembler.drop_errors = dev->frames.drop_errored;
 	dev->frames.assembler.no_fid = usb_camera_model(dev->cam)->quirks & UVC_QUIRK_STREAM_NO_FID;
 	uvc_assembler_set_expected(&dev->frames.assembler,
 				   fmt_is_compressed(format) || format->kind != UVC_FORMAT_UNCOMPRESSED ?

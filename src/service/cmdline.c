@@ -22,7 +22,7 @@
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER,
        OPT_STATUS, OPT_UDEV, OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT,
        OPT_CONVERT_THREADS, OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE, OPT_QUIRKS, OPT_JSON,
-       OPT_WATCH, OPT_CAMERA_CLOCK };
+       OPT_WATCH, OPT_CAMERA_CLOCK, OPT_NO_CAMERA_CLOCK, OPT_ERRORED_FRAMES };
 
 /* An option's handler's answers besides an exit status. */
 #define OPT_OK (-1)
@@ -67,10 +67,16 @@ static void usage(FILE *out)
 		"Sharing:\n"
 		"      --exclusive          one process streams at a time, as uvcvideo (by\n"
 		"                           default several stream the camera at once)\n"
-		"Timestamps:\n"
+		"Frames:\n"
 		"      --camera-clock       stamp frames with their exposure from the camera's\n"
 		"                           own clock (its PTS and SCR) when it sends them\n"
-		"                           (default: when the frame's first data arrived)\n"
+		"                           (the default)\n"
+		"      --no-camera-clock    stamp frames when their first data arrived\n"
+		"      --errored-frames deliver|drop\n"
+		"                           frames the camera or the bus damaged go to apps\n"
+		"                           flagged V4L2_BUF_FLAG_ERROR, as uvcvideo 6.14+\n"
+		"                           (deliver, the default), or are dropped, as\n"
+		"                           uvcvideo 6.1\n"
 		"Unplug:\n"
 		"      --linger S           when the camera is unplugged the node stays: apps\n"
 		"                           wait, and streams resume when it comes back; the\n"
@@ -278,8 +284,25 @@ static int serving_option(int opt, const char *arg, struct cmdline *cl)
 	case OPT_EXCLUSIVE:
 		cl->exclusive = true;
 		return OPT_OK;
+	default:
+		return OPT_NOT_MINE;
+	}
+}
+
+/* What a frame carries: its timestamp, its errors. */
+static int frames_option(int opt, const char *arg, struct cmdline *cl)
+{
+	switch (opt) {
 	case OPT_CAMERA_CLOCK:
-		cl->camera_clock = true;
+	case OPT_NO_CAMERA_CLOCK:
+		cl->camera_clock = opt == OPT_CAMERA_CLOCK;
+		return OPT_OK;
+	case OPT_ERRORED_FRAMES:
+		if (strcmp(arg, "deliver") && strcmp(arg, "drop")) {
+			fprintf(stderr, "uvcuse: --errored-frames wants deliver or drop, not '%s'\n", arg);
+			return 2;
+		}
+		cl->errored_frames = arg[1] == 'e';
 		return OPT_OK;
 	default:
 		return OPT_NOT_MINE;
@@ -315,6 +338,8 @@ static const struct option options[] = {
 	{ "exit-on-unplug", no_argument, NULL, OPT_EXIT_ON_UNPLUG },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "camera-clock", no_argument, NULL, OPT_CAMERA_CLOCK },
+	{ "no-camera-clock", no_argument, NULL, OPT_NO_CAMERA_CLOCK },
+	{ "errored-frames", required_argument, NULL, OPT_ERRORED_FRAMES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -323,9 +348,10 @@ static const struct option options[] = {
 int cmdline_parse(int argc, char **argv, struct cmdline *cl)
 {
 	static int (*const groups[])(int, const char *, struct cmdline *) = {
-		camera_option, daemon_option, settings_option, serving_option,
+		camera_option, daemon_option, settings_option, serving_option, frames_option,
 	};
 	*cl = (struct cmdline){ .convert = -1, .convert_threads = -1, .linger = -1,
+				.camera_clock = -1, .errored_frames = -1,
 				.config_dir = CONFIG_DIR, .cfg.kmsg_fd = -1 };
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {

@@ -17,7 +17,8 @@ struct cmdline {
 	int convert_threads;
 	long linger;                 /* --linger, --exit-on-unplug (0) */
 	bool exclusive;
-	bool camera_clock;           /* --camera-clock */
+	int camera_clock;            /* --camera-clock 1, --no-camera-clock 0 */
+	int errored_frames;          /* --errored-frames deliver 1, drop 0 */
 	bool has_quirks;
 	uint32_t quirks;
 	bool log_level_set;

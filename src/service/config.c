@@ -23,6 +23,7 @@ static void values_init(struct config_values *v)
 	v->convert_threads = -1;
 	v->camera_clock = -1;
 	v->replug = -1;
+	v->errored_frames = -1;
 	v->has_quirks = -1;
 	v->max_opens_per_process = v->max_opens_per_user = v->max_channels_per_file = -1;
 	v->max_channels_per_user = -1;
@@ -284,6 +285,11 @@ static int on_key(void *user, const char *section, const char *key, const char *
 			v->replug = value[0] == 'a' ? 0 : 1;
 		else
 			return fail(st, "replug wants any-port or same-port, not '%s'", value, NULL);
+	} else if (!strcmp(key, "errored-frames")) {
+		if (!strcmp(value, "deliver") || !strcmp(value, "drop"))
+			v->errored_frames = value[1] == 'e';
+		else
+			return fail(st, "errored-frames wants deliver or drop, not '%s'", value, NULL);
 	} else if (!strcmp(key, "linger")) {
 		if ((v->linger = parse_int(value, 0, 86400)) < 0)
 			return fail(st, "linger wants seconds from 0 to 86400, not '%s'", value, NULL);
@@ -374,6 +380,8 @@ static void apply(struct config_values *out, const struct config_values *v)
 		out->linger = v->linger;
 	if (v->replug >= 0)
 		out->replug = v->replug;
+	if (v->errored_frames >= 0)
+		out->errored_frames = v->errored_frames;
 	if (v->convert_threads >= 0)
 		out->convert_threads = v->convert_threads;
 	if (v->has_quirks > 0) {

@@ -19,7 +19,10 @@
  *   exclusive = on|off  one process streams at a time (--exclusive)
  *   camera-clock = on|off  stamp frames from the camera's own clock, its
  *                       PTS and SCR (uvc/clock.h), when it sends them
- *                       (default off until measured against uvcvideo's)
+ *                       (default on; off: when the frame's first data came)
+ *   errored-frames = deliver|drop  frames with errors to apps, flagged
+ *                       V4L2_BUF_FLAG_ERROR as uvcvideo 6.14+ (default), or
+ *                       dropped as uvcvideo 6.1
  *   linger = SECONDS    how long the node outlives an unplugged camera with
  *                       no file open (--linger), 0..86400 (0:
  *                       --exit-on-unplug)
@@ -41,6 +44,7 @@ struct config_values {
 	char name[41];
 	int ignore, log_level, convert, exclusive, linger, convert_threads, camera_clock;
 	int replug;      /* 0: any-port, 1: same-port (-1: unset) */
+	int errored_frames; /* 1: deliver, 0: drop (-1: unset) */
 	int has_quirks;  /* quirks set (0 or 1; -1 in a fresh struct too) */
 	uint32_t quirks; /* uvcvideo's quirk bits, replacing its device table's */
 	/* what one process or user may hold (device_limits; -1: unset) */

@@ -125,7 +125,10 @@ static void merge_settings(const struct cmdline *cl, const struct config_values 
 	else if (values->convert_threads > 0)
 		cfg->convert_threads = (unsigned)values->convert_threads;
 	cfg->exclusive = cl->exclusive || values->exclusive > 0;
-	cfg->camera_clock = cl->camera_clock || values->camera_clock > 0;
+	cfg->camera_clock = cl->camera_clock >= 0 ? cl->camera_clock :
+			    values->camera_clock >= 0 ? values->camera_clock : true;
+	cfg->drop_errored = !(cl->errored_frames >= 0 ? cl->errored_frames :
+			      values->errored_frames >= 0 ? values->errored_frames : true);
 	if (cl->has_quirks || values->has_quirks > 0) {
 		cfg->has_quirks = true;
 		cfg->quirks = cl->has_quirks ? cl->quirks : values->quirks;

@@ -121,6 +121,7 @@ static void on_transfer(struct libusb_transfer *t)
 			feed_iso(st, t);
 		else
 			feed_bulk(st, t);
+		uvc_assembler_transfer_done(st->asm_);
 		break;
 	case LIBUSB_TRANSFER_NO_DEVICE:
 		cam->gone = true;

@@ -23,10 +23,38 @@ static int64_t unwrap(const struct uvc_clock *c, uint32_t raw)
 	return c->last_stc + (int32_t)(raw - c->last_raw);
 }
 
+/* Whether a sample at u, host_ns falls in the newest sample's slice of
+ * the camera's clock, and was delayed no less than it: then it adds
+ * nothing. When it was delayed less, it takes the newest's place (*slot). */
+static bool same_slice(const struct uvc_clock *c, int64_t u, uint64_t host_ns, unsigned *slot)
+{
+	unsigned newest = (c->next + UVC_CLOCK_SAMPLES - 1) % UVC_CLOCK_SAMPLES;
+	int64_t slice = c->hz / UVC_CLOCK_BUCKETS_PER_S;
+	if (!c->n || !slice || u < 0 || c->s[newest].stc < 0 ||
+	    u / slice != c->s[newest].stc / slice)
+		return false;
+	double later = (double)(int64_t)(host_ns - c->s[newest].host_ns) -
+		       (double)(u - c->s[newest].stc) * 1e9 / (double)c->hz;
+	*slot = later < 0 ? newest : UVC_CLOCK_SAMPLES;
+	return true;
+}
+
 void uvc_clock_sample(struct uvc_clock *c, uint32_t stc, uint64_t host_ns)
 {
 	int64_t u = c->n ? unwrap(c, stc) : (int64_t)stc;
+	unsigned slot;
 
+	if (same_slice(c, u, host_ns, &slot)) {
+		if (slot < UVC_CLOCK_SAMPLES) {
+			c->s[slot].stc = u;
+			c->s[slot].host_ns = host_ns;
+			if (u > c->last_stc) {
+				c->last_stc = u;
+				c->last_raw = stc;
+			}
+		}
+		return;
+	}
 	c->s[c->next].stc = u;
 	c->s[c->next].host_ns = host_ns;
 	c->next = (c->next + 1) % UVC_CLOCK_SAMPLES;

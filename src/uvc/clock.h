@@ -21,7 +21,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define UVC_CLOCK_SAMPLES 64 /* about 2 s of frames at 30 fps */
+/* The window: the least-delayed sample of each 1/32 s of the camera's
+ * clock (a camera sends one per transfer, every few milliseconds), for 4 s. */
+#define UVC_CLOCK_SAMPLES 128
+#define UVC_CLOCK_BUCKETS_PER_S 32
 
 struct uvc_clock {
 	uint32_t hz;     /* the camera's dwClockFrequency */
@@ -37,7 +40,9 @@ struct uvc_clock {
 void uvc_clock_init(struct uvc_clock *c, uint32_t hz);
 
 /* One SCR sample: the camera's clock (source time clock) in a payload's
- * header, and the host's CLOCK_MONOTONIC when that payload arrived. */
+ * header, and the host's CLOCK_MONOTONIC when that payload arrived. A
+ * sample in the same 1/32 s of the camera's clock as the newest replaces it
+ * when it came sooner after it was taken (a shorter delay). */
 void uvc_clock_sample(struct uvc_clock *c, uint32_t stc, uint64_t host_ns);
 
 /* The host time of the camera's clock reading pts, false while the

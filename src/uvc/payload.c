@@ -75,6 +75,32 @@ void uvc_assembler_reset(struct uvc_assembler *a)
 	a->in_payload = false;
 	a->bulk_state = UVC_BULK_IDLE;
 	a->bulk_hdr_len = 0;
+	a->transfer_has_scr = false;
+	a->scr_first = a->scr_count = 0;
+}
+
+void uvc_assembler_transfer_done(struct uvc_assembler *a)
+{
+	if (!a->transfer_has_scr)
+		return;
+	a->transfer_has_scr = false;
+	if (a->scr_count == UVC_ASM_SCR_SAMPLES) { /* the oldest gives way */
+		a->scr_first = (a->scr_first + 1) % UVC_ASM_SCR_SAMPLES;
+		a->scr_count--;
+	}
+	unsigned slot = (a->scr_first + a->scr_count++) % UVC_ASM_SCR_SAMPLES;
+	a->scr[slot] = (struct uvc_scr_sample){ a->transfer_scr, a->now_ns };
+}
+
+unsigned uvc_assembler_take_scr(struct uvc_assembler *a, struct uvc_scr_sample *out,
+				unsigned max)
+{
+	unsigned n = 0;
+	for (; n < max && a->scr_count; n++, a->scr_count--) {
+		out[n] = a->scr[a->scr_first];
+		a->scr_first = (a->scr_first + 1) % UVC_ASM_SCR_SAMPLES;
+	}
+	return n;
 }
 
 void uvc_assembler_set_buffer(struct uvc_assembler *a, uint8_t *buf, size_t cap)
@@ -247,6 +273,8 @@ static void header_to_frame(struct uvc_assembler *a)
 	if (h->error)
 		a->frame.flags |= UVC_ASM_ERR_DEVICE;
 	if (h->has_scr) {
+		a->transfer_has_scr = true;
+		a->transfer_scr = h->scr_stc;
 		a->frame.has_scr = true;
 		a->frame.scr_stc = h->scr_stc;
 		a->frame.scr_sof = h->scr_sof;

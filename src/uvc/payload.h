@@ -111,6 +111,15 @@ struct uvc_frame_event {
 	uint64_t scr_ns;     /* the caller's now_ns when scr_stc came */
 };
 
+/* An SCR sample: the camera's clock (its source time clock) in the last
+ * payload of a transfer that carried one, and the caller's now_ns when
+ * that transfer arrived. */
+struct uvc_scr_sample {
+	uint32_t stc;
+	uint64_t host_ns;
+};
+#define UVC_ASM_SCR_SAMPLES 32
+
 /* Called for each finished frame; may call uvc_assembler_set_buffer(). */
 typedef void (*uvc_frame_cb)(void *opaque, const struct uvc_frame_event *ev);
 
@@ -173,9 +182,24 @@ struct uvc_assembler {
 	uint8_t bulk_hdr[255];
 	size_t bulk_hdr_len;
 	struct uvc_assembler_stats stats;
+	/* SCR samples: the newest SCR of the transfer being fed, then one per
+	 * transfer (the newest kept when the caller takes none for long) */
+	bool transfer_has_scr;
+	uint32_t transfer_scr;
+	struct uvc_scr_sample scr[UVC_ASM_SCR_SAMPLES];
+	unsigned scr_first, scr_count;
 };
 
 void uvc_assembler_init(struct uvc_assembler *a, uvc_frame_cb cb, void *opaque);
+
+/* The transfer fed since now_ns was set is done: its newest SCR becomes a
+ * sample. A payload is stamped when its transfer arrived, so the last SCR
+ * of a transfer is the one that waited least for it (uvc/clock.h). */
+void uvc_assembler_transfer_done(struct uvc_assembler *a);
+
+/* Moves up to max SCR samples, oldest first, into out; returns how many. */
+unsigned uvc_assembler_take_scr(struct uvc_assembler *a, struct uvc_scr_sample *out,
+				unsigned max);
 
 /* Stream (re)start: drops the frame in progress and the spare buffer without
  * delivering them, forgets the FID, restarts the sequence. Options and

@@ -125,7 +125,9 @@ status_text=$(systemctl show -p StatusText --value "$UNIT")
 echo "STATUS=$status_text"
 grep -q "YUYV 640x480 .*, streaming, 1 client$" <<<"$status_text" || fail "STATUS= while streaming"
 kill -0 "$cap" || { cat "$WORK/capture.log"; fail "the capture ended early"; }
-kill -INT "$cap"
+# (TERM: a background job of a script ignores INT, and v4l2-ctl would go
+# on to its 1800th frame)
+kill -TERM "$cap"
 wait "$cap" || true
 for ((i = 0; i < 50; i++)); do
 	status_text=$(systemctl show -p StatusText --value "$UNIT")

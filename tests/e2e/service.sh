@@ -248,8 +248,11 @@ unit_procs() { wc -l <"/sys/fs/cgroup$(systemctl show -p ControlGroup --value "$
 
 step "unplug and replug while alice streams: one daemon throughout, the app survives"
 pid=$(main_pid "$UNIT")
-as_alice "$RUN_BIN" v4l2-ctl -d "$NODE" --stream-mmap --stream-count=240 --stream-to="$WORK/replug.yuyv" \
-	--verbose >"$WORK/replug.log" 2>&1 &
+# (ffmpeg: the app most users have; daemon-replug unplugs v4l2-ctl,
+# read(), a converted stream and GStreamer)
+as_alice "$RUN_BIN" ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 -input_format yuyv422 \
+	-video_size 640x480 -framerate 30 -i "$NODE" -frames:v 240 -fps_mode passthrough \
+	-f rawvideo "$WORK/replug.yuyv" >"$WORK/replug.log" 2>&1 &
 app=$!
 sleep 3
 kill -0 "$app" 2>/dev/null || fail "the capture ended before the unplug: $(tail -n 3 "$WORK/replug.log")"

@@ -14,8 +14,8 @@
 # above the largest of the first quarter's samples.
 # Usage (in the guest): soak.sh BUILD_DIR MINUTES [FORMATS]
 #   FORMATS: how many of the round formats below to cycle through (default
-#   all 8; CI's short soak takes the first 4: raw, MJPEG, and a format
-#   converted from each, a shorter warm-up)
+#   all 8; CI's short soak takes the first 3: raw, MJPEG, and a format
+#   converted from the raw one, a shorter warm-up)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 MINUTES=${2:?usage: soak.sh BUILD_DIR MINUTES}

@@ -5,11 +5,13 @@
  * cost of each DQBUF and QBUF call (a DQBUF only after poll said a buffer
  * is ready, so the figure is the call, not the wait), its own CPU time per
  * frame, and optionally the frames and their DQBUF return times for
- * uvcuse-framecheck --times (latency from the camera's stamp). */
+ * uvcuse-framecheck --times (latency from the camera's stamp), and each
+ * buffer's sequence number, flags and size (a damaged frame's ERROR flag). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,11 @@ static void usage(FILE *out)
 		"  -t, --times FILE write each DQBUF's return time (CLOCK_MONOTONIC ns)\n"
 		"  -T, --stamps FILE write each buffer's timestamp (ns): with\n"
 		"                   uvcuse-framecheck --times, the timestamps' error\n"
+		"  -F, --flags FILE write each buffer's sequence, flags (hex) and\n"
+		"                   bytesused, one line per frame\n"
+		"  -W, --whole      write each buffer's sizeimage bytes to --out, whatever\n"
+		"                   its bytesused (a short damaged frame keeps a raw\n"
+		"                   capture's frames in step)\n"
 		"  -w, --settle US  wait US microseconds after poll and after DQBUF: the\n"
 		"                   calls then meet a driver done with the frame\n"
 		"Prints: frames, rate (fps from frame %d on), dqbuf/qbuf p50 and p99 (us),\n"
@@ -79,14 +86,17 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },  { "fps", required_argument, NULL, 'r' },
 		{ "out", required_argument, NULL, 'o' },    { "times", required_argument, NULL, 't' },
 		{ "settle", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
-		{ "stamps", required_argument, NULL, 'T' },
+		{ "stamps", required_argument, NULL, 'T' }, { "flags", required_argument, NULL, 'F' },
+		{ "whole", no_argument, NULL, 'W' },
 		{ 0 },
 	};
-	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL, *stamps_path = NULL;
+	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL, *stamps_path = NULL,
+		   *flags_path = NULL;
+	bool whole = false;
 	unsigned width = 0, height = 0, fps = 0, settle_us = 0;
 	long count = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:T:w:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:T:F:Ww:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f': fourcc = optarg; break;
 		case 's':
@@ -98,6 +108,8 @@ int main(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 't': times_path = optarg; break;
 		case 'T': stamps_path = optarg; break;
+		case 'F': flags_path = optarg; break;
+		case 'W': whole = true; break;
 		case 'w': settle_us = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -139,7 +151,9 @@ int main(int argc, char **argv)
 	}
 	FILE *out = out_path ? fopen(out_path, "we") : NULL, *times = times_path ? fopen(times_path, "we") : NULL;
 	FILE *stamps = stamps_path ? fopen(stamps_path, "we") : NULL;
-	if ((out_path && !out) || (times_path && !times) || (stamps_path && !stamps))
+	FILE *flags = flags_path ? fopen(flags_path, "we") : NULL;
+	if ((out_path && !out) || (times_path && !times) || (stamps_path && !stamps) ||
+	    (flags_path && !flags))
 		die("output file");
 	int64_t *dq = calloc((size_t)count, sizeof(*dq)), *q = calloc((size_t)count, sizeof(*q));
 	if (!dq || !q)
@@ -173,7 +187,10 @@ int main(int argc, char **argv)
 		if (stamps)
 			fprintf(stamps, "%lld\n", (long long)b.timestamp.tv_sec * 1000000000ll +
 						     (long long)b.timestamp.tv_usec * 1000ll);
-		if (out && fwrite(mem[b.index], 1, b.bytesused, out) != b.bytesused)
+		if (flags)
+			fprintf(flags, "%u %#x %u\n", b.sequence, b.flags, b.bytesused);
+		size_t bytes = whole ? fmt.fmt.pix.sizeimage : b.bytesused;
+		if (out && fwrite(mem[b.index], 1, bytes, out) != bytes)
 			die("write");
 		if (settle_us)
 			usleep(settle_us);
@@ -203,6 +220,8 @@ int main(int argc, char **argv)
 		fclose(times);
 	if (stamps)
 		fclose(stamps);
+	if (flags)
+		fclose(flags);
 	free(dq);
 	free(q);
 	close(fd);

@@ -56,5 +56,9 @@ check "--udev-properties, no daemon" 1 "no daemon answers for video10" \
 	env RUNTIME_DIRECTORY="$conf/run" "$uvcuse" --udev-properties /dev/video10
 check "--help: conversion" 0 "--no-convert" "$uvcuse" --help
 check "--convert takes no value" 2 "doesn't allow an argument" "$uvcuse" --convert=yes
+check "--help: --errored-frames" 0 "--errored-frames deliver\|drop" "$uvcuse" --help
+check "bad --errored-frames" 2 "--errored-frames wants deliver or drop, not 'keep'" "$uvcuse" --errored-frames keep
+check "--help: --no-camera-clock" 0 "--no-camera-clock" "$uvcuse" --help
+check "--no-camera-clock takes no value" 2 "doesn't allow an argument" "$uvcuse" --no-camera-clock=yes
 check "--list with no camera: status 1" 1 "no UVC camera found|cannot use libusb" "$uvcuse" --list
 [ "$failures" -eq 0 ] || { echo "$failures failed"; exit 1; }

@@ -397,6 +397,7 @@ static void send_frame_bytes(uint8_t fill, size_t bytes, bool error)
 		memset(packet + h, fill, n);
 		uvc_assembler_packet(fake_usb.assembler, packet, h + n);
 	}
+	uvc_assembler_transfer_done(fake_usb.assembler);
 	if (frame_sent == size) {
 		frame_sent = 0;
 		frame_fid = !frame_fid;

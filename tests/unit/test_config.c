@@ -71,6 +71,7 @@ START_TEST(good_file)
 				      "name = video20\n"
 				      "exclusive = yes\n"
 				      "camera-clock = on\n"
+				      "errored-frames = drop\n"
 				      "quirks = probe_minmax, fix_bandwidth\n"
 				      "; a comment\n"
 				      "[camera id=1d6b:0102]\n"
@@ -92,6 +93,7 @@ START_TEST(good_file)
 	ck_assert_int_eq(v.convert_threads, 3);
 	ck_assert_int_eq(v.exclusive, 1);
 	ck_assert_int_eq(v.camera_clock, 1);
+	ck_assert_int_eq(v.errored_frames, 0);
 	ck_assert_int_eq(v.ignore, -1);
 	ck_assert_int_eq(v.has_quirks, 1);
 	ck_assert_uint_eq(v.quirks, 0x82); /* uvcvideo's bits: PROBE_MINMAX | FIX_BANDWIDTH */
@@ -101,6 +103,7 @@ START_TEST(good_file)
 	ck_assert_int_eq(v.ignore, 1);
 	ck_assert_int_eq(v.exclusive, -1);
 	ck_assert_int_eq(v.camera_clock, -1);
+	ck_assert_int_eq(v.errored_frames, -1);
 	ck_assert_int_le(v.has_quirks, 0);
 	config_free(&cfg);
 }
@@ -206,6 +209,7 @@ START_TEST(bad_values_name_their_line)
 		       "max-channels-per-file wants a whole number from 1 to 8");
 	expect_refused("[uvcuse]\nconnection-timeout = 2s\n", 2, "connection-timeout wants");
 	expect_refused("[uvcuse]\nreplug = anywhere\n", 2, "replug wants any-port or same-port");
+	expect_refused("[uvcuse]\nerrored-frames = keep\n", 2, "errored-frames wants deliver or drop");
 	expect_refused("[camera vendor=1]\nignore = yes\n", 2, "section [camera vendor=1]");
 	expect_refused("[camera id=12345:1]\nignore = yes\n", 2, "section [camera id=12345:1]");
 	expect_refused("[camera]\nignore = yes\n", 2, "section [camera] needs");
@@ -295,6 +299,8 @@ START_TEST(shipped_example)
 	ck_assert_int_eq(v.convert, 1); /* the example says the default: on */
 	ck_assert_int_eq(v.convert_threads, -1);
 	ck_assert_int_eq(v.linger, 30); /* the default, as --linger's */
+	ck_assert_int_eq(v.camera_clock, 1);   /* the defaults: on, */
+	ck_assert_int_eq(v.errored_frames, 1); /* deliver */
 	config_free(&cfg);
 }
 END_TEST

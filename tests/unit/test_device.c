@@ -31,6 +31,7 @@ static struct device *dev;
 static char state_dir[64];
 static struct device_limits limits; /* zero: the defaults */
 static bool camera_clock;           /* config camera-clock */
+static bool drop_errored;           /* config errored-frames = drop */
 
 static struct device_config config(unsigned linger)
 {
@@ -43,6 +44,7 @@ static struct device_config config(unsigned linger)
 		.settings = { .dir = state_dir },
 		.limits = limits,
 		.camera_clock = camera_clock,
+		.drop_errored = drop_errored,
 	};
 }
 
@@ -80,6 +82,13 @@ static void setup_camera_clock(void)
 	camera_clock = true;
 	start(30);
 	camera_clock = false;
+}
+
+static void setup_drop_errored(void)
+{
+	drop_errored = true;
+	start(30);
+	drop_errored = false;
 }
 
 static void remove_dir(const char *path)
@@ -577,13 +586,44 @@ START_TEST(streamoff_wakes_parked_dqbuf)
 }
 END_TEST
 
+/* By default a frame the camera marked bad reaches the app flagged, with
+ * its bytes, as uvcvideo 6.14+ delivers it; the good one after it is not
+ * flagged. */
+START_TEST(errored_frame_delivered_flagged)
+{
+	struct cuse_file *f = open_file(PID_A, O_RDWR);
+	stream_mmap(f, 2);
+	struct cuse_req *req = dqbuf(f);
+	fake_usb_frame(1, true);
+	ck_assert(req->answered);
+	const struct v4l2_buffer *b = buf_of(req);
+	ck_assert_uint_eq(b->sequence, 0);
+	ck_assert(b->flags & V4L2_BUF_FLAG_ERROR);
+	ck_assert_uint_gt(b->bytesused, 0);
+	struct v4l2_buffer again = { .index = b->index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+				     .memory = V4L2_MEMORY_MMAP };
+	free(req);
+	ck_assert_int_eq(xioctl(f, VIDIOC_QBUF, &again), 0);
+	req = dqbuf(f);
+	fake_usb_frame(2, false);
+	ck_assert(req->answered);
+	ck_assert_uint_eq(buf_of(req)->sequence, 1);
+	ck_assert(!(buf_of(req)->flags & V4L2_BUF_FLAG_ERROR));
+	ck_assert_uint_eq(status().dropped, 0);
+	free(req);
+	fake_cuse_release(f);
+}
+END_TEST
+
+/* errored-frames = drop: as uvcvideo 6.1, the frame is dropped and its
+ * sequence number skipped. */
 START_TEST(errored_frame_dropped_sequence_skipped)
 {
 	struct cuse_file *f = open_file(PID_A, O_RDWR);
 	stream_mmap(f, 2);
 	struct cuse_req *req = dqbuf(f);
 	fake_usb_frame(1, true);
-	ck_assert(!req->answered); /* dropped, as uvcvideo 6.1 */
+	ck_assert(!req->answered);
 	fake_usb_frame(2, false);
 	ck_assert(req->answered);
 	ck_assert_uint_eq(buf_of(req)->sequence, 1);
@@ -616,7 +656,9 @@ END_TEST
 
 /* With camera-clock, a frame is stamped with its exposure as the camera's
  * clock tells it (its PTS, through its SCR samples), once the clock has a
- * window of samples; before that, at its first payload. */
+ * window of samples; before that, at its first payload. A sample is a
+ * transfer's: the one a frame ends in counts from the next frame on (here a
+ * frame is a transfer, so the eighth sample serves the ninth frame). */
 static void stream_clocked_frames(bool expect_exposure)
 {
 	struct cuse_file *f = open_file(PID_A, O_RDWR);
@@ -632,7 +674,7 @@ static void stream_clocked_frames(bool expect_exposure)
 		const struct v4l2_buffer *b = buf_of(req);
 		uint64_t got = (uint64_t)b->timestamp.tv_sec * 1000000000u +
 			       (uint64_t)b->timestamp.tv_usec * 1000u;
-		uint64_t want = expect_exposure && k >= 7 ? now - fake_usb.exposure_ago_ns : now;
+		uint64_t want = expect_exposure && k >= 8 ? now - fake_usb.exposure_ago_ns : now;
 		ck_assert_msg(got + 1000 >= want && got <= want + 1000, "frame %u: %llu, not %llu",
 			      k, (unsigned long long)got, (unsigned long long)want);
 		struct v4l2_buffer again = { .index = b->index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
@@ -1058,7 +1100,7 @@ static Suite *device_suite(void)
 	tcase_add_test(t, nonblocking_dqbuf_eagain);
 	tcase_add_test(t, parked_dqbuf_interrupted);
 	tcase_add_test(t, streamoff_wakes_parked_dqbuf);
-	tcase_add_test(t, errored_frame_dropped_sequence_skipped);
+	tcase_add_test(t, errored_frame_delivered_flagged);
 	tcase_add_test(t, frame_stamped_at_its_start);
 	tcase_add_test(t, camera_clock_unused_unless_configured);
 	tcase_add_test(t, poll_in_after_frame);
@@ -1081,6 +1123,11 @@ static Suite *device_suite(void)
 	t = tcase_create("camera-clock");
 	tcase_add_checked_fixture(t, setup_camera_clock, teardown);
 	tcase_add_test(t, frames_stamped_from_the_camera_clock);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("errored-frames-drop");
+	tcase_add_checked_fixture(t, setup_drop_errored, teardown);
+	tcase_add_test(t, errored_frame_dropped_sequence_skipped);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("limits");

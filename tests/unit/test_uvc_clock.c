@@ -56,6 +56,24 @@ static void feed(struct uvc_clock *c, struct camera *cam, unsigned k)
 	uvc_clock_sample(c, camera_clock(cam, sent), sent + delay(cam, k));
 }
 
+/* Frame k's exposure maps to its true time plus the least delay, within
+ * 50 us, and the interval since the frame before (*prev, 0: none) is
+ * steady within 10 us. */
+static void check_frame(const struct uvc_clock *c, const struct camera *cam, unsigned k,
+			uint64_t *prev)
+{
+	uint64_t got;
+	ck_assert(uvc_clock_to_host(c, camera_clock(cam, exposure(cam, k)), &got));
+	double err = (double)(int64_t)(got - exposure(cam, k) - MIN_DELAY_NS);
+	ck_assert_msg(magnitude(err) < 50000.0, "frame %u: %.0f ns off", k, err);
+	if (*prev) {
+		double jitter = (double)(int64_t)(got - *prev) - (double)FRAME_NS;
+		ck_assert_msg(magnitude(jitter) < 10000.0, "frame %u: interval off by %.0f ns", k,
+			      jitter);
+	}
+	*prev = got;
+}
+
 /* After a window's worth of frames, every exposure maps to its true time
  * plus the least delay, within 50 us, and the intervals between frames
  * are steady within 10 us though each payload's delay jitters by 3 ms. */
@@ -66,19 +84,10 @@ static void check_camera(struct camera *cam)
 
 	uvc_clock_init(&c, HZ);
 	for (unsigned k = 0; k < 400; k++) {
-		uint64_t got;
 		feed(&c, cam, k);
 		if (k < UVC_CLOCK_SAMPLES)
 			continue;
-		ck_assert(uvc_clock_to_host(&c, camera_clock(cam, exposure(cam, k)), &got));
-		double err = (double)(int64_t)(got - exposure(cam, k) - MIN_DELAY_NS);
-		ck_assert_msg(magnitude(err) < 50000.0, "frame %u: %.0f ns off", k, err);
-		if (prev) {
-			double jitter = (double)(int64_t)(got - prev) - (double)FRAME_NS;
-			ck_assert_msg(magnitude(jitter) < 10000.0, "frame %u: interval off by %.0f ns", k,
-				      jitter);
-		}
-		prev = got;
+		check_frame(&c, cam, k, &prev);
 	}
 }
 
@@ -96,6 +105,50 @@ START_TEST(clock_wrap_is_seamless)
 {
 	struct camera cam = { .ppm = 30.0, .stc0 = 0xfff00000u, .t0 = 1000000000ull, .seed = 3 };
 	check_camera(&cam);
+}
+END_TEST
+
+/* A camera sends an SCR with every transfer, every 4 ms, each delayed by
+ * up to 3 ms more than the least delay, which one transfer in twenty
+ * meets: once the window is full, exposures map within 50 us and the
+ * intervals within 10 us, though 250 samples a second go through a window
+ * of 128. */
+START_TEST(sample_per_transfer_mapped_within_50_us)
+{
+	struct camera cam = { .ppm = 100.0, .stc0 = 987654321u, .t0 = 7000000000000ull, .seed = 11 };
+	struct uvc_clock c;
+	uint64_t prev = 0, next_sample = cam.t0;
+	unsigned n = 0;
+
+	uvc_clock_init(&c, HZ);
+	for (unsigned k = 0; k < 300; k++) {
+		uint64_t sent_by = exposure(&cam, k) + 10000000ull;
+		for (; next_sample <= sent_by; next_sample += 4000000ull, n++)
+			uvc_clock_sample(&c, camera_clock(&cam, next_sample),
+					 next_sample + MIN_DELAY_NS +
+						 (n % 20 == 0 ? 0 : lcg(&cam.seed) % 3000000u));
+		if (exposure(&cam, k) >= cam.t0 + 4500000000ull)
+			check_frame(&c, &cam, k, &prev);
+	}
+	ck_assert_uint_eq(c.n, UVC_CLOCK_SAMPLES);
+}
+END_TEST
+
+/* Two samples in one 1/32 s of the camera's clock: the one delayed less
+ * stays, whichever came first. */
+START_TEST(slice_keeps_the_least_delayed)
+{
+	struct uvc_clock c;
+	uvc_clock_init(&c, HZ);
+	uvc_clock_sample(&c, 480000u, 1000000000ull + 12000000ull); /* 10 ms, 2 ms late */
+	uvc_clock_sample(&c, 720000u, 1000000000ull + 15500000ull); /* 15 ms, 0.5 ms late */
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_eq(c.s[0].host_ns, 1015500000ull);
+	uvc_clock_sample(&c, 960000u, 1000000000ull + 21000000ull); /* 20 ms, 1 ms late */
+	ck_assert_uint_eq(c.n, 1);
+	ck_assert_uint_eq(c.s[0].host_ns, 1015500000ull);
+	uvc_clock_sample(&c, 1500000u, 1000000000ull + 31300000ull); /* 31.25 ms: the next */
+	ck_assert_uint_eq(c.n, 2);
 }
 END_TEST
 
@@ -131,6 +184,8 @@ int main(void)
 	TCase *tc = tcase_create("clock");
 	tcase_add_test(tc, drifting_camera_mapped_within_50_us);
 	tcase_add_test(tc, clock_wrap_is_seamless);
+	tcase_add_test(tc, sample_per_transfer_mapped_within_50_us);
+	tcase_add_test(tc, slice_keeps_the_least_delayed);
 	tcase_add_test(tc, no_answer_without_a_window);
 	suite_add_tcase(s, tc);
 	return unit_run(s);

@@ -635,6 +635,45 @@ START_TEST(header_too_short_for_its_timestamps)
 }
 END_TEST
 
+/* Each transfer's newest SCR becomes one sample with the transfer's time;
+ * a transfer without one adds none; the oldest give way when nobody takes
+ * them. */
+START_TEST(scr_sampled_per_transfer)
+{
+	struct sink s;
+	struct uvc_scr_sample out[UVC_ASM_SCR_SAMPLES];
+	uint8_t p[14] = { 12, UVC_STREAM_EOH | UVC_STREAM_PTS | UVC_STREAM_SCR, 0, 0, 0, 0,
+			  0, 0, 0, 0, 0, 0, 'a', 'b' };
+
+	sink_init(&s, 1000, true);
+	s.a.now_ns = 5000;
+	for (uint8_t stc = 1; stc <= 3; stc++) { /* three payloads, one transfer */
+		p[6] = stc;
+		uvc_assembler_packet(&s.a, p, sizeof(p));
+	}
+	uvc_assembler_transfer_done(&s.a);
+	s.a.now_ns = 6000;
+	pkt(&s, 0, "cd"); /* no SCR */
+	uvc_assembler_transfer_done(&s.a);
+	ck_assert_uint_eq(uvc_assembler_take_scr(&s.a, out, UVC_ASM_SCR_SAMPLES), 1);
+	ck_assert_uint_eq(out[0].stc, 3);
+	ck_assert_uint_eq(out[0].host_ns, 5000);
+	ck_assert_uint_eq(uvc_assembler_take_scr(&s.a, out, UVC_ASM_SCR_SAMPLES), 0);
+	for (unsigned k = 0; k < UVC_ASM_SCR_SAMPLES + 5; k++) {
+		s.a.now_ns = 10000 + k;
+		p[6] = (uint8_t)k;
+		uvc_assembler_packet(&s.a, p, sizeof(p));
+		uvc_assembler_transfer_done(&s.a);
+	}
+	ck_assert_uint_eq(uvc_assembler_take_scr(&s.a, out, 2), 2);
+	ck_assert_uint_eq(out[0].host_ns, 10005);
+	ck_assert_uint_eq(uvc_assembler_take_scr(&s.a, out, UVC_ASM_SCR_SAMPLES),
+			  UVC_ASM_SCR_SAMPLES - 2);
+	ck_assert_uint_eq(out[UVC_ASM_SCR_SAMPLES - 3].host_ns, 10000 + UVC_ASM_SCR_SAMPLES + 4);
+	sink_free(&s);
+}
+END_TEST
+
 /* A frame carries the caller's time of its first payload (uvcvideo's
  * start-of-frame stamp), not of the one that ends it. */
 START_TEST(frame_stamped_at_its_first_payload)
@@ -1026,6 +1065,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, fid_toggle_without_eof);
 	tcase_add_test(t, header_too_short_for_its_timestamps);
 	tcase_add_test(t, frame_stamped_at_its_first_payload);
+	tcase_add_test(t, scr_sampled_per_transfer);
 	tcase_add_test(t, sync_rules);
 	tcase_add_test(t, stream_no_fid);
 	tcase_add_test(t, err_flagged_or_dropped);
