@@ -32,9 +32,14 @@ step "user 'demo' (group video) captures $COUNT frames with ffmpeg through uvcus
 useradd -m -G video demo
 chmod 0777 "$WORK"
 runuser -u demo -- v4l2-ctl -d "$NODE" --info
-runuser -u demo -- uvcuse-run ffmpeg -hide_banner -loglevel error -nostdin -f v4l2 \
+# (its warnings shown: a timestamp that goes back or stands still makes
+# ffmpeg say "non monotonically increasing dts")
+runuser -u demo -- uvcuse-run ffmpeg -hide_banner -loglevel warning -nostdin -f v4l2 \
 	-input_format yuyv422 -video_size 640x480 -framerate 30 -i "$NODE" -frames:v "$COUNT" \
-	-fps_mode passthrough -f rawvideo "$WORK/frames.raw" || fail "ffmpeg capture"
+	-fps_mode passthrough -f rawvideo "$WORK/frames.raw" 2>"$WORK/ffmpeg.err" ||
+	{ cat "$WORK/ffmpeg.err"; fail "ffmpeg capture"; }
+cat "$WORK/ffmpeg.err" >&2
+ts_warnings=$(grep -ciE 'monoton|timestamp' "$WORK/ffmpeg.err" || true)
 framecheck "$WORK/frames.raw" YUYV 640x480 --min-frames "$COUNT" --max-missing 6 | tee "$WORK/check.txt"
 
 frame_size=$((640 * 480 * 2))
@@ -50,4 +55,4 @@ daemon_user=$(ps -o user= -p "$(systemctl show -p MainPID --value "$UNIT")")
 echo
 echo "summary: service $UNIT (running as $daemon_user), node $NODE ($PERMS, driver $driver)," \
 	"camera '$card' (serial $SERIAL), user demo captured $COUNT frames YUYV 640x480 with ffmpeg," \
-	"$intact intact, $missing missing"
+	"$intact intact, $missing missing, $ts_warnings ffmpeg timestamp warnings"
