@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CAPTURE V4L2_BUF_TYPE_VIDEO_CAPTURE
 
 /* Flags vb2 sets itself (V4L2_BUFFER_MASK_FLAGS): never taken from the app. */
 #define STATE_FLAGS                                                                  \
@@ -136,7 +135,7 @@ static void fill_user(const struct vq *q, const struct vq_buffer *b, enum vq_sta
 {
 	memset(ub, 0, sizeof(*ub));
 	ub->index = b->index;
-	ub->type = CAPTURE;
+	ub->type = q->type;
 	ub->memory = q->memory == VQ_MEMORY_READ ? V4L2_MEMORY_MMAP : q->memory;
 	ub->bytesused = b->bytesused;
 	ub->field = V4L2_FIELD_NONE; /* uvcvideo's only field */
@@ -175,8 +174,14 @@ void vq_init(struct vq *q, const struct vq_mem_ops *ops, void *mem_data)
 	memset(q, 0, sizeof(*q));
 	q->mem_ops = ops;
 	q->mem_data = mem_data;
+	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	long page = sysconf(_SC_PAGESIZE);
 	q->page_size = page > 0 ? (size_t)page : 4096;
+}
+
+void vq_set_type(struct vq *q, uint32_t type)
+{
+	q->type = type;
 }
 
 void vq_destroy(struct vq *q)
@@ -208,7 +213,7 @@ int vq_claim(struct vq *q, void *owner)
 
 int vq_reqbufs(struct vq *q, void *owner, struct v4l2_requestbuffers *rb)
 {
-	if (rb->type != CAPTURE)
+	if (rb->type != q->type)
 		return -EINVAL;
 	memset(rb->reserved, 0, sizeof(rb->reserved));
 	int err = verify_memory(q, rb->memory);
@@ -243,7 +248,7 @@ int vq_reqbufs(struct vq *q, void *owner, struct v4l2_requestbuffers *rb)
 int vq_create_bufs(struct vq *q, void *owner, struct v4l2_create_buffers *cb,
 		   size_t sizeimage)
 {
-	if (cb->format.type != CAPTURE)
+	if (cb->format.type != q->type)
 		return -EINVAL;
 	memset(cb->reserved, 0, sizeof(cb->reserved));
 	int err = verify_memory(q, cb->memory);
@@ -282,7 +287,7 @@ int vq_create_bufs(struct vq *q, void *owner, struct v4l2_create_buffers *cb,
 
 int vq_querybuf(struct vq *q, struct v4l2_buffer *b)
 {
-	if (b->type != CAPTURE || b->index >= q->n_buffers)
+	if (b->type != q->type || b->index >= q->n_buffers)
 		return -EINVAL;
 	const struct vq_buffer *vb = &q->buffers[b->index];
 	fill_user(q, vb, vb->state, b);
@@ -333,7 +338,7 @@ static int buf_prepare(struct vq *q, struct vq_buffer *vb, const struct v4l2_buf
 
 int vq_prepare_buf(struct vq *q, void *owner, struct v4l2_buffer *b)
 {
-	if (b->type != CAPTURE)
+	if (b->type != q->type)
 		return -EINVAL;
 	int err = check_buf(q, owner, b, true);
 	if (err)
@@ -351,7 +356,7 @@ int vq_prepare_buf(struct vq *q, void *owner, struct v4l2_buffer *b)
 
 int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b)
 {
-	if (b->type != CAPTURE)
+	if (b->type != q->type)
 		return -EINVAL;
 	int err = check_buf(q, owner, b, false);
 	if (err)
@@ -409,7 +414,7 @@ static int dqbuf_check(const struct vq *q, const void *owner, unsigned i)
 
 int vq_dqbuf(struct vq *q, void *owner, struct v4l2_buffer *b, struct vq_buffer **buf)
 {
-	if (b->type != CAPTURE)
+	if (b->type != q->type)
 		return -EINVAL;
 	int err = dqbuf_check(q, owner, 0);
 	if (err)
@@ -437,7 +442,7 @@ int vq_streamon(struct vq *q, void *owner, int type)
 {
 	if (vq_is_busy(q, owner) || fileio_active(q))
 		return -EBUSY;
-	if (type != CAPTURE)
+	if ((uint32_t)type != q->type)
 		return -EINVAL;
 	if (q->streaming)
 		return 0;
@@ -452,7 +457,7 @@ int vq_streamoff(struct vq *q, void *owner, int type)
 {
 	if (vq_is_busy(q, owner) || fileio_active(q))
 		return -EBUSY;
-	if (type != CAPTURE)
+	if ((uint32_t)type != q->type)
 		return -EINVAL;
 	/* also when not streaming: prepared/queued buffers come back */
 	queue_cancel(q);

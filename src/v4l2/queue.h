@@ -8,7 +8,8 @@
  * through vq_next()/vq_done().
  *
  * Rules taken from vb2 6.1 (the checks happen in vb2's order):
- * - Only V4L2_BUF_TYPE_VIDEO_CAPTURE; memory MMAP or USERPTR. uvcvideo 6.1
+ * - One buffer type: V4L2_BUF_TYPE_VIDEO_CAPTURE, or the one vq_set_type()
+ *   gives (a metadata node's META_CAPTURE); memory MMAP or USERPTR. uvcvideo 6.1
  *   also offers DMABUF; we do not: DMABUF is -EINVAL like any unsupported
  *   memory (vb2_verify_memory_type).
  * - capabilities = ORPHANED_BUFS | MMAP | USERPTR: vb2 6.1 always sets
@@ -112,6 +113,7 @@ struct vq_mem_ops {
 
 struct vq {
 	/* set by vq_init */
+	uint32_t type;            /* V4L2_BUF_TYPE_* (vq_set_type) */
 	const struct vq_mem_ops *mem_ops;
 	void *mem_data;
 	size_t page_size;         /* mmap cookies are page-aligned */
@@ -134,6 +136,9 @@ struct vq {
 
 /* q may not move afterwards (buffers are handed out by pointer). */
 void vq_init(struct vq *q, const struct vq_mem_ops *ops, void *mem_data);
+/* The queue's buffer type (vq_init: V4L2_BUF_TYPE_VIDEO_CAPTURE), set
+ * before any buffer: the type every ioctl must name (-EINVAL otherwise). */
+void vq_set_type(struct vq *q, uint32_t type);
 /* Frees every buffer (daemon exit or camera gone). */
 void vq_destroy(struct vq *q);
 

@@ -927,12 +927,44 @@ START_TEST(read_empty_frame_and_error)
 }
 END_TEST
 
+/* A metadata node's queue (vq_set_type META_CAPTURE): every ioctl must
+ * name that type, VIDEO_CAPTURE is -EINVAL; buffers stream as usual. */
+START_TEST(meta_capture_type)
+{
+	const uint32_t META = V4L2_BUF_TYPE_META_CAPTURE;
+	vq_set_type(&q, META);
+	vq_set_sizeimage(&q, 10240);
+	ck_assert_int_eq(reqbufs(A, MMAP, 2), -EINVAL); /* names VIDEO_CAPTURE */
+	struct v4l2_requestbuffers rb = { .count = 2, .type = META, .memory = MMAP };
+	ck_assert_int_eq(vq_reqbufs(&q, A, &rb), 0);
+	ck_assert_uint_eq(rb.count, 2);
+	struct v4l2_buffer b = { .index = 0, .type = META, .memory = MMAP };
+	ck_assert_int_eq(vq_querybuf(&q, &b), 0);
+	ck_assert_uint_eq(b.length, 10240);
+	ck_assert_int_eq(qbuf(A, 0), -EINVAL); /* VIDEO_CAPTURE */
+	ck_assert_int_eq(vq_qbuf(&q, A, &b), 0);
+	ck_assert_int_eq(vq_streamon(&q, A, V4L2_BUF_TYPE_VIDEO_CAPTURE), -EINVAL);
+	ck_assert_int_eq(vq_streamon(&q, A, (int)META), 0);
+	struct vq_buffer *vb = vq_next(&q);
+	ck_assert_ptr_nonnull(vb);
+	struct timeval tv = { 1, 2 };
+	vq_done(&q, vb, 24, 0, 7, &tv);
+	struct v4l2_buffer d = { .type = META, .memory = MMAP };
+	ck_assert_int_eq(vq_dqbuf(&q, A, &d, NULL), 0);
+	ck_assert_uint_eq(d.type, META);
+	ck_assert_uint_eq(d.bytesused, 24);
+	ck_assert_uint_eq(d.sequence, 7);
+	ck_assert_int_eq(vq_streamoff(&q, A, (int)META), 0);
+}
+END_TEST
+
 static Suite *queue_suite(void)
 {
 	Suite *s = suite_create("v4l2-queue");
 	TCase *tc = tcase_create("reqbufs");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reqbufs_fills_capabilities_and_clears);
+	tcase_add_test(tc, meta_capture_type);
 	tcase_add_loop_test(tc, reqbufs_rejects, 0,
 			    (int)(sizeof(bad_reqbufs) / sizeof(bad_reqbufs[0])));
 	tcase_add_test(tc, reqbufs_count_clamped);
