@@ -22,30 +22,22 @@
  * least the highest one held. */
 bool node_prio_valid(uint32_t p)
 {
-	return p == V4L2_PRIORITY_BACKGROUND || p == V4L2_PRIORITY_INTERACTIVE ||
-	       p == V4L2_PRIORITY_RECORD;
+	return prio_valid(p);
 }
 
 enum v4l2_priority node_prio_max(const struct node *n)
 {
-	for (int p = V4L2_PRIORITY_RECORD; p > V4L2_PRIORITY_UNSET; p--)
-		if (n->prios[p])
-			return p;
-	return V4L2_PRIORITY_UNSET;
+	return prio_max(&n->prios);
 }
 
 int node_prio_check(const struct node *n, const struct node_file *f)
 {
-	return f->prio < node_prio_max(n) && !f->daemon ? -EBUSY : 0;
+	return f->daemon ? 0 : prio_check(&n->prios, f->prio);
 }
 
 void node_prio_set(struct node *n, struct node_file *f, enum v4l2_priority p)
 {
-	if (node_prio_valid(f->prio))
-		n->prios[f->prio]--;
-	f->prio = p;
-	if (node_prio_valid(p))
-		n->prios[p]++;
+	prio_change(&n->prios, &f->prio, p);
 }
 
 /* A format V4L2 sees (known fourcc) by its bFormatIndex. */

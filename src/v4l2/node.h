@@ -20,6 +20,7 @@
 #include "v4l2/controls.h"
 #include "v4l2/conv_formats.h"
 #include "v4l2/formats.h"
+#include "v4l2/prio.h"
 #include "v4l2/queue.h"
 
 /* node_ioctl()/node_read() answer: park the request and call again after
@@ -158,7 +159,7 @@ struct node {
 	struct node_identity id;
 	const struct node_ops *ops;
 	void *dev;
-	unsigned prios[4];    /* open files per priority */
+	struct v4l2_prios prios; /* open files per priority (its metadata node's too) */
 	const struct uvc_format *def_format;
 	/* The format of a process that set none while the camera is idle: as
 	 * the last S_FMT/S_PARM (or start-up) left it, as on a kernel node. */
