@@ -7,6 +7,8 @@
 
 #include <linux/usb/video.h>
 
+#include "metadata.h"
+
 static uint32_t get_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -389,6 +391,19 @@ void uvc_assembler_packet_lost(struct uvc_assembler *a)
 		a->pending_lost = true;
 }
 
+/* The header just begun goes to the metadata writer, as uvcvideo records
+ * it: when a buffer takes its payload (the frame's, or the spare that a
+ * new FID starts), not for the rest of a finished frame. */
+static void record_header(struct uvc_assembler *a, const uint8_t *packet, size_t len)
+{
+	if (!a->meta || !a->in_payload)
+		return;
+	bool takes = a->frame.active ? a->frame.buf != NULL
+				     : a->spare != NULL && a->last_fid != (int)a->hdr.fid;
+	if (takes)
+		uvc_meta_header(a->meta, packet, len, a->now_ns, uvc_meta_sof_of(a->now_ns));
+}
+
 int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t len)
 {
 	if (!len)
@@ -396,6 +411,7 @@ int uvc_assembler_packet(struct uvc_assembler *a, const uint8_t *data, size_t le
 	if (uvc_payload_parse(data, len, &a->hdr) < 0)
 		return payload_invalid(a);
 	payload_begin(a);
+	record_header(a, data, len);
 	payload_data(a, data + a->hdr.length, len - a->hdr.length);
 	payload_end(a);
 	return 0;
@@ -455,6 +471,7 @@ int uvc_assembler_bulk(struct uvc_assembler *a, const uint8_t *data, size_t len,
 			goto out;
 		}
 		payload_begin(a);
+		record_header(a, a->bulk_hdr, a->bulk_hdr_len);
 		a->bulk_state = UVC_BULK_DATA;
 	}
 		/* fall through */

@@ -135,6 +135,8 @@ struct uvc_assembler_stats {
 	uint64_t bytes_overflow;    /* bytes dropped for lack of room */
 };
 
+struct uvc_meta_writer;
+
 struct uvc_assembler {
 	/* options, set by the caller after init */
 	bool drop_errors;
@@ -147,6 +149,10 @@ struct uvc_assembler {
 	/* The caller's clock when the data it feeds arrived (CLOCK_MONOTONIC
 	 * ns, set before each transfer is fed): a frame's start_ns. */
 	uint64_t now_ns;
+	/* Payload headers as metadata blocks (uvc/metadata.h), each stamped
+	 * with now_ns: those that go to a buffer, as uvcvideo's metadata node
+	 * gets them. NULL: none. The caller gives the writer its buffer. */
+	struct uvc_meta_writer *meta;
 	/* private */
 	uvc_frame_cb cb;
 	void *opaque;

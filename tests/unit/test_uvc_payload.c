@@ -11,6 +11,7 @@
 #include <linux/usb/video.h>
 
 #include "payload.h"
+#include "uvc/metadata.h"
 #include "uvc/payload.h"
 #include "unit_run.h"
 
@@ -674,6 +675,53 @@ START_TEST(scr_sampled_per_transfer)
 }
 END_TEST
 
+/* scr_pkt: a packet with PTS and SCR (scr: its first byte) and data. */
+static void scr_pkt(struct sink *s, uint8_t info, uint8_t scr, const char *data)
+{
+	uint8_t b[64] = { 12, (uint8_t)(info | UVC_STREAM_EOH | UVC_STREAM_PTS | UVC_STREAM_SCR) };
+	b[6] = scr;
+	size_t n = strlen(data);
+	memcpy(b + 12, data, n);
+	ck_assert_int_eq(uvc_assembler_packet(&s->a, b, 12 + n), 0);
+}
+
+/* With a metadata writer, each header that goes to a buffer becomes a
+ * block (UVCH: a new SCR each), stamped with now_ns; the rest of a finished
+ * frame (same FID, out of sync) and a stream with no buffer give none. */
+START_TEST(headers_recorded_as_metadata)
+{
+	struct sink s;
+	uint8_t meta[256];
+	struct uvc_meta_writer w = { 0 };
+	sink_init(&s, 100, true);
+	s.a.meta = &w;
+	uvc_meta_begin(&w, meta, sizeof(meta));
+	s.a.now_ns = 3000000;
+	scr_pkt(&s, 0, 1, "ab");
+	scr_pkt(&s, 0, 1, "cd"); /* the same SCR: not kept */
+	scr_pkt(&s, UVC_STREAM_EOF, 2, "ef");
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(w.used, 44);
+	uint64_t ns;
+	memcpy(&ns, meta, 8);
+	ck_assert_uint_eq(ns, 3000000);
+	ck_assert_uint_eq(meta[8], 3); /* sof: the 3rd millisecond */
+	scr_pkt(&s, 0, 3, "gh"); /* same FID after EOF: out of sync */
+	ck_assert_uint_eq(w.used, 44);
+	scr_pkt(&s, UVC_STREAM_FID, 4, "ij"); /* the next frame */
+	ck_assert_uint_eq(w.used, 66);
+	sink_free(&s);
+
+	sink_init(&s, 100, false); /* no buffer */
+	s.a.meta = &w;
+	uvc_meta_begin(&w, meta, sizeof(meta));
+	scr_pkt(&s, 0, 5, "ab");
+	scr_pkt(&s, UVC_STREAM_EOF, 6, "cd");
+	ck_assert_uint_eq(w.used, 0);
+	sink_free(&s);
+}
+END_TEST
+
 /* A frame carries the caller's time of its first payload (uvcvideo's
  * start-of-frame stamp), not of the one that ends it. */
 START_TEST(frame_stamped_at_its_first_payload)
@@ -1066,6 +1114,7 @@ static Suite *payload_suite(void)
 	tcase_add_test(t, header_too_short_for_its_timestamps);
 	tcase_add_test(t, frame_stamped_at_its_first_payload);
 	tcase_add_test(t, scr_sampled_per_transfer);
+	tcase_add_test(t, headers_recorded_as_metadata);
 	tcase_add_test(t, sync_rules);
 	tcase_add_test(t, stream_no_fid);
 	tcase_add_test(t, err_flagged_or_dropped);
