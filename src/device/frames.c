@@ -57,6 +57,16 @@ static void feed_clock(struct dev_frames *f)
 			uvc_clock_sample(&f->clock, s[k].stc, s[k].host_ns);
 }
 
+/* Whether the camera clock's time t of a frame's exposure can be: not
+ * after its first payload came (start, 0: unknown), give or take the 5 ms
+ * the clock's delivery delay may be off; not a second before it. A camera
+ * whose PTS or SCR is no clock gives times that are neither: the frame is
+ * stamped at its first payload instead. */
+static bool plausible_exposure(uint64_t t, uint64_t start)
+{
+	return !start || (t <= start + 5000000u && t + 1000000000u >= start);
+}
+
 /* A frame's timestamp: its PTS on the host's time line when the camera
  * clock is used and can say; else when its first payload came (start of
  * frame, as uvcvideo stamps it), else now. Never earlier than the frame
@@ -68,7 +78,8 @@ static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_ev
 
 	if (f->camera_clock) {
 		feed_clock(f);
-		if (!ev->has_pts || !uvc_clock_to_host(&f->clock, ev->pts, &t))
+		if (!ev->has_pts || !uvc_clock_to_host(&f->clock, ev->pts, &t) ||
+		    !plausible_exposure(t, ev->start_ns))
 			t = 0;
 	}
 	if (!t)

@@ -5,6 +5,7 @@
  * or events change what they would get. */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,6 +106,17 @@ int requests_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	return 0;
 }
 
+/* The last app's file closed: the memory its buffers, staging areas and
+ * conversions took goes back to the system. glibc keeps freed memory of
+ * frame size for reuse (its mmap threshold rises to the largest chunk
+ * freed), so that an idle daemon would hold the peak of its last burst. */
+static void release_idle_memory(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /* The rest of a release, once no call of the file runs. */
 void requests_release_finish(struct device *dev, struct dev_file *df)
 {
@@ -118,6 +130,8 @@ void requests_release_finish(struct device *dev, struct dev_file *df)
 	}
 	dev->open.count--;
 	free(df);
+	if (!dev->open.count)
+		release_idle_memory();
 	if (dev->away.unplugged && !dev->open.count) {
 		log_info("the last file closed: removing /dev/%s", dev->name);
 		loop_quit(dev->loop, 0);

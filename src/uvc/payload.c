@@ -275,8 +275,6 @@ static void header_to_frame(struct uvc_assembler *a)
 	if (h->error)
 		a->frame.flags |= UVC_ASM_ERR_DEVICE;
 	if (h->has_scr) {
-		a->transfer_has_scr = true;
-		a->transfer_scr = h->scr_stc;
 		a->frame.has_scr = true;
 		a->frame.scr_stc = h->scr_stc;
 		a->frame.scr_sof = h->scr_sof;
@@ -304,6 +302,12 @@ static void payload_data(struct uvc_assembler *a, const uint8_t *p, size_t n)
 {
 	if (!n || !a->in_payload)
 		return;
+	/* the clock's sample: a payload with data (some cameras put no real
+	 * SCR in their empty ones; uvcvideo ignores those too) */
+	if (a->hdr.has_scr) {
+		a->transfer_has_scr = true;
+		a->transfer_scr = a->hdr.scr_stc;
+	}
 	if (!a->frame.active) {
 		if (a->last_fid == (int)a->hdr.fid) {
 			/* The rest of a finished frame: wait for the FID to toggle

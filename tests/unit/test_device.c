@@ -659,11 +659,11 @@ END_TEST
  * window of samples; before that, at its first payload. A sample is a
  * transfer's: the one a frame ends in counts from the next frame on (here a
  * frame is a transfer, so the eighth sample serves the ninth frame). */
-static void stream_clocked_frames(bool expect_exposure)
+static void stream_clocked_frames(uint64_t exposure_ago_ns, bool expect_exposure)
 {
 	struct cuse_file *f = open_file(PID_A, O_RDWR);
 	fake_usb.clock_hz = 48000000u;
-	fake_usb.exposure_ago_ns = 10000000ull;
+	fake_usb.exposure_ago_ns = exposure_ago_ns;
 	stream_mmap(f, 2);
 	for (unsigned k = 0; k < 12; k++) {
 		uint64_t now = 10000000000ull + k * 33333333ull;
@@ -687,13 +687,21 @@ static void stream_clocked_frames(bool expect_exposure)
 
 START_TEST(frames_stamped_from_the_camera_clock)
 {
-	stream_clocked_frames(true);
+	stream_clocked_frames(10000000ull, true);
+}
+END_TEST
+
+/* A PTS that puts the exposure 3 s before the frame's first data is no
+ * clock to trust: the frame is stamped at its first payload. */
+START_TEST(implausible_camera_clock_not_used)
+{
+	stream_clocked_frames(3000000000ull, false);
 }
 END_TEST
 
 START_TEST(camera_clock_unused_unless_configured)
 {
-	stream_clocked_frames(false);
+	stream_clocked_frames(10000000ull, false);
 }
 END_TEST
 
@@ -1123,6 +1131,7 @@ static Suite *device_suite(void)
 	t = tcase_create("camera-clock");
 	tcase_add_checked_fixture(t, setup_camera_clock, teardown);
 	tcase_add_test(t, frames_stamped_from_the_camera_clock);
+	tcase_add_test(t, implausible_camera_clock_not_used);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("errored-frames-drop");
