@@ -39,11 +39,16 @@ static struct timeval timeval_of_ns(uint64_t ns)
 				 .tv_usec = (suseconds_t)(ns % 1000000000u / 1000) };
 }
 
-static struct timeval now_tv(void)
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return timeval_of_ns((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct timeval now_tv(void)
+{
+	return timeval_of_ns(now_ns());
 }
 
 /* The camera clock's samples: the SCRs of the transfers since the last
@@ -83,12 +88,7 @@ static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_ev
 			t = 0;
 	}
 	if (!t)
-		t = ev->start_ns;
-	if (!t) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	}
+		t = ev->start_ns ? ev->start_ns : now_ns();
 	if (f->last_stamp_ns && t < f->last_stamp_ns + 1000)
 		t = f->last_stamp_ns + 1000; /* a microsecond: a timeval's step */
 	f->last_stamp_ns = t;

@@ -210,7 +210,6 @@ static void frame_complete(struct uvc_assembler *a, bool eof)
 		.has_pts = a->frame.has_pts, .has_scr = a->frame.has_scr,
 		.pts = a->frame.pts, .scr_stc = a->frame.scr_stc, .scr_sof = a->frame.scr_sof,
 		.sequence = a->frame.sequence, .start_ns = a->frame.start_ns,
-		.scr_ns = a->frame.scr_ns,
 	};
 	size_t mirror_cap = a->frame.mirror_cap;
 	a->frame.active = false;
@@ -278,7 +277,6 @@ static void header_to_frame(struct uvc_assembler *a)
 		a->frame.has_scr = true;
 		a->frame.scr_stc = h->scr_stc;
 		a->frame.scr_sof = h->scr_sof;
-		a->frame.scr_ns = a->now_ns;
 	}
 	if (h->has_pts && !a->frame.has_pts) {
 		a->frame.has_pts = true;

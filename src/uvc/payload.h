@@ -108,7 +108,6 @@ struct uvc_frame_event {
 	uint64_t start_ns;   /* the caller's now_ns when the frame's first
 			      * payload came (its start of exposure, as near as
 			      * the host knows it); 0: never set */
-	uint64_t scr_ns;     /* the caller's now_ns when scr_stc came */
 };
 
 /* An SCR sample: the camera's clock (its source time clock) in the last
@@ -178,7 +177,7 @@ struct uvc_assembler {
 		uint32_t pts, scr_stc;
 		uint16_t scr_sof;
 		uint64_t sequence;
-		uint64_t start_ns, scr_ns;
+		uint64_t start_ns;
 	} frame;
 	/* the payload being fed */
 	struct uvc_payload_header hdr;
