@@ -30,6 +30,14 @@ struct grab {
 	FILE *times;
 	unsigned want, frames, errors;
 	double t_start, t_first, t_last, t_progress;
+	/* the camera's own clock: the PTS of the first and last frame written
+	 * (frames without one make camera_rate unknown) */
+	uint32_t pts_first, pts_last;
+	bool pts_all;
+	/* the rates are measured from this frame on: the first ones carry the
+	 * stream's start-up latency, which is not its rate */
+	unsigned rate_from;
+	uint32_t clock_hz;
 	unsigned timeout_s;
 	int timer_fd, signal_fd;
 	int status;
@@ -151,9 +159,14 @@ static void on_frame(void *opaque, const struct uvc_frame_event *ev)
 			}
 			if (g->times)
 				fprintf(g->times, "%.6f\n", t);
-			if (!g->frames)
+			if (g->frames == g->rate_from) {
 				g->t_first = t;
+				g->pts_first = ev->pts;
+				g->pts_all = true;
+			}
 			g->t_last = t;
+			g->pts_last = ev->pts;
+			g->pts_all = g->pts_all && ev->has_pts;
 			g->t_progress = t;
 			if (++g->frames == g->want)
 				loop_quit(g->loop, 0);
@@ -336,7 +349,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	struct grab g = { .out_fd = -1, .want = want, .timeout_s = timeout_s, .status = 1 };
+	struct grab g = { .out_fd = -1, .want = want, .timeout_s = timeout_s, .status = 1,
+			  .rate_from = want / 10 };
 	struct usb_ctx *ctx = NULL;
 	int timer = -1, sig = -1;
 	uint8_t *buf = NULL;
@@ -402,6 +416,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usbgrab: %s: %s\n", times, strerror(errno));
 		goto out;
 	}
+	g.clock_hz = got.clock_frequency ? got.clock_frequency
+				       : usb_camera_model(g.cam)->clock_frequency;
 	uvc_assembler_init(&g.asm_, on_frame, &g);
 	uvc_assembler_set_expected(&g.asm_, fmt->kind == UVC_FORMAT_UNCOMPRESSED
 						    ? got.max_video_frame_size
@@ -442,14 +458,19 @@ int main(int argc, char **argv)
 	struct usb_stream_stats st;
 	usb_stream_get_stats(g.cam, &st);
 	double elapsed = g.t_last - g.t_start;
-	double rate = g.frames > 1 && g.t_last > g.t_first ? (g.frames - 1) / (g.t_last - g.t_first)
-							    : 0.0;
+	unsigned spans = g.frames > g.rate_from + 1 ? g.frames - 1 - g.rate_from : 0;
+	double rate = spans && g.t_last > g.t_first ? spans / (g.t_last - g.t_first) : 0.0;
 	printf("frames: %u\n", g.frames);
 	printf("errors: %u frames with errors, %llu frames without buffer, %llu invalid payloads\n",
 	       g.errors, (unsigned long long)g.asm_.stats.frames_no_buffer,
 	       (unsigned long long)g.asm_.stats.payloads_invalid);
 	printf("elapsed: %.3f s\n", elapsed);
-	printf("fps: %.2f\n", rate);
+	printf("fps: %.2f (from frame %u)\n", rate, g.rate_from);
+	/* the rate the camera stamped: the frames it skipped between the first
+	 * and last one written count, the host's delivery jitter does not */
+	uint32_t pts_span = g.pts_last - g.pts_first; /* one wrap at most */
+	if (spans && g.pts_all && g.clock_hz && pts_span)
+		printf("camera fps: %.2f\n", spans * (double)g.clock_hz / pts_span);
 	printf("alt setting: %u\n", st.alt);
 	printf("transfers: %llu completed (%u x %u bytes), %llu packets, %llu packet errors, "
 	       "%llu bytes\n",
