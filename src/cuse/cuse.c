@@ -415,7 +415,8 @@ static void session_ended(struct cuse_server *s, int err)
 	else
 		log_error("cuse: the session of /dev/%s ended (%s)", s->devname, strerror(-err));
 	loop_remove(s->loop, s->fd);
-	loop_quit(s->loop, 1);
+	if (!s->optional)
+		loop_quit(s->loop, 1);
 }
 
 static void on_channel(void *data, uint32_t events)
@@ -470,6 +471,7 @@ int cuse_server_new(struct loop *loop, const struct cuse_server_config *cfg,
 		return -ENOMEM;
 	*s = (struct cuse_server){ .loop = loop, .ops = ops, .ctx = ctx, .fd = -1 };
 	snprintf(s->devname, sizeof(s->devname), "%s", cfg->devname);
+	s->optional = cfg->optional;
 	s->ioctls = cfg->ioctls;
 	s->n_ioctls = cfg->n_ioctls;
 

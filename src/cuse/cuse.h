@@ -67,6 +67,9 @@ struct cuse_server_config {
 	 * caller's when it fails; NULL: opened here. */
 	const int *control_fd;
 	bool debug;           /* libfuse request tracing */
+	/* a node the owner can do without (a camera's metadata node): the
+	 * session's end does not quit the loop */
+	bool optional;
 };
 
 /* Opens /dev/cuse for a server to come: the fd, or -errno (-ENOENT: no
@@ -83,7 +86,7 @@ int cuse_server_new(struct loop *loop, const struct cuse_server_config *cfg,
 void cuse_server_free(struct cuse_server *server);
 /* -errno when the session ended (the kernel refused the device: name taken,
  * or /dev/cuse closed); 0 while it runs. The loop is quit with status 1 by
- * the server when the session ends on its own. */
+ * the server when the session ends on its own, unless it is optional. */
 int cuse_server_status(const struct cuse_server *server);
 
 /* Largest read() chunk and largest ioctl data (in or out) the kernel moves

@@ -59,6 +59,7 @@ struct cuse_server {
 	size_t n_ioctls;
 	int status;
 	bool init_done;
+	bool optional; /* cuse_server_config.optional */
 	unsigned long opens;
 	char devname[201];
 	struct fuse_buf buf;

@@ -207,6 +207,9 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 		free(dev);
 		return res;
 	}
+	/* without its metadata node the camera is still served */
+	if (meta_setup(dev, cfg) && cfg->meta_cuse_fd && *cfg->meta_cuse_fd >= 0)
+		close(*cfg->meta_cuse_fd);
 	watch_camera(dev, cfg);
 	log_info("camera %04x:%04x '%s' (%s) served as /dev/%s", id->vid, id->pid, dev->node.id.card,
 		 id->bus_info, cfg->name);
@@ -222,6 +225,7 @@ void device_share_buffers(struct device *dev, struct loop *loop, const char *nam
 		return;
 	}
 	bufshare_set_channel(dev->share.bufshare, device_channel_open);
+	meta_share_buffers(dev, loop);
 	const struct device_limits *l = &dev->open.limits;
 	bufshare_set_limits(dev->share.bufshare,
 			    &(struct bufshare_limits){ BUFSHARE_MAX_CONNS, BUFSHARE_CONNS_PER_PROCESS,
@@ -241,6 +245,7 @@ void device_free(struct device *dev)
 	}
 	cuse_server_free(dev->cuse);
 	bufshare_free(dev->share.bufshare);
+	meta_free(dev);
 	if (dev->log.kmsg >= 0)
 		close(dev->log.kmsg);
 	settings_store_close(dev->settings); /* a change not yet saved is saved now */
@@ -270,6 +275,8 @@ void device_get_status(const struct device *dev, struct device_status *out)
 	usb_stream_get_stats(dev->cam, &ss);
 	memset(out, 0, sizeof(*out));
 	snprintf(out->node, sizeof(out->node), "%s", dev->name);
+	if (dev->meta.on)
+		snprintf(out->meta_node, sizeof(out->meta_node), "%s", dev->meta.name);
 	snprintf(out->card, sizeof(out->card), "%s", dev->node.id.card);
 	out->vid = id->vid;
 	out->pid = id->pid;

@@ -39,6 +39,11 @@ struct device_limits {
 struct device_config {
 	struct usb_match match;
 	const char *name;  /* "video10" */
+	/* the camera's metadata node, as uvcvideo's (NULL: none), and its
+	 * /dev/cuse opened beforehand as cuse_fd: the device's once
+	 * device_new succeeds (closed when the node could not register) */
+	const char *meta_name;
+	const int *meta_cuse_fd;
 	bool debug_cuse;
 	/* What needs root, opened by the caller before it dropped root:
 	 * /dev/cuse and /dev/kmsg for LOG_STATUS (-1: none), the device's

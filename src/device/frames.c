@@ -300,6 +300,7 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };
 	if (ev->flags & UVC_ASM_DROPPED) { /* counted by the assembler */
 		give_back(dev, &g);
+		meta_frame_end(dev, false, true, 0, NULL);
 	} else {
 		uint64_t seq = frame_sequence(dev, ev);
 		struct convert_frame_meta meta = { .flags = ev->error ? V4L2_BUF_FLAG_ERROR : 0,
@@ -320,6 +321,11 @@ void frames_on_frame(void *opaque, const struct uvc_frame_event *ev)
 			meta.sequence = consumer_sequence(g.c, seq);
 			native_frame(g.c, g.mem, ev->bytesused, &meta);
 		}
+		/* the metadata buffer pairs with the first streaming process's
+		 * frame: its sequence */
+		const struct dev_consumer *first = dev->frames.consumers;
+		meta_frame_end(dev, true, ev->error,
+			       first ? consumer_sequence(first, seq) : (uint32_t)seq, &meta.timestamp);
 	}
 	/* buffers the posted QBUFs queued, held converted frames first */
 	frames_buffers_arrived(dev);
@@ -458,11 +464,13 @@ int frames_start(struct device *dev)
 		}
 	}
 	frames_give(dev);
+	meta_stream_start(dev);
 	return ret;
 }
 
 void device_stop_frames(struct device *dev)
 {
+	meta_stream_stop(dev);
 	assembler_let_go(dev);
 	give_back(dev, &dev->frames.given);
 	dev->frames.given = (struct frames_given){ .kind = GIVEN_NONE };

@@ -16,7 +16,9 @@
 #include "device/convert_stream.h"
 #include "device/device.h"
 #include "uvc/clock.h"
+#include "uvc/metadata.h"
 #include "uvc/payload.h"
+#include "v4l2/meta_node.h"
 #include "v4l2/node.h"
 
 struct bufshare;
@@ -243,6 +245,42 @@ struct dev_away {
 	bool linger_armed;
 };
 
+/* A file of the metadata node (meta.c), and a DQBUF of it that waits. */
+struct meta_parked {
+	struct cuse_req *req;
+	bool staged;             /* UVCUSE_IOC_DQBUF_STAGED */
+	struct v4l2_buffer buf;  /* the argument as the app sent it */
+	struct meta_parked *next;
+};
+struct dev_meta_file {
+	struct device *dev;
+	struct cuse_file *cuse;
+	uid_t uid;
+	struct meta_file mf;
+	struct meta_parked *parked;
+	struct dev_meta_file *next;
+};
+
+/* More than the metadata node's commands and the private ioctls. */
+#define DEV_META_MAX_IOCTLS 24
+
+/* The camera's metadata node (meta.c): its own CUSE node and buffer
+ * socket; the assembler writes each payload header that goes to a frame
+ * into the buffer being filled, which is done with the frame. */
+struct dev_meta {
+	bool on;                 /* the node exists (device_config.meta_name) */
+	char name[64];
+	struct cuse_server *cuse;
+	struct cuse_ioctl_desc ioctls[DEV_META_MAX_IOCTLS];
+	struct bufshare *bufshare;
+	bool share_warned;       /* its socket could not follow the node */
+	struct meta_node node;
+	struct dev_meta_file *files;
+	unsigned count;
+	struct uvc_meta_writer writer;
+	struct vq_buffer *filling; /* the buffer the writer fills, or NULL */
+};
+
 /* More than the node's table and the private ioctls hold. */
 #define DEV_MAX_IOCTLS 64
 
@@ -265,6 +303,7 @@ struct device {
 	struct dev_calls calls;
 	struct dev_log log;
 	struct dev_away away;
+	struct dev_meta meta;
 };
 
 /* --- device.c: lifetime and wiring ---------------------------------------- */
@@ -304,6 +343,20 @@ void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *a
 /* The ioctls CUSE carries, with their layouts: the node's table, then the
  * preload library's private ones. Returns how many (at most max). */
 size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max);
+/* The private ones alone (the metadata node's table ends with them). */
+size_t requests_private_layouts(struct cuse_ioctl_desc *out, size_t max);
+/* Whose private ioctl it is: the node's buffer socket (NULL: none), the
+ * file's key there, its CUSE file, the node's name, its warned-once flag. */
+struct private_target {
+	struct bufshare *bufshare;
+	void *file;
+	struct cuse_file *cuse;
+	const char *node_name;
+	bool *warned;
+};
+/* HELLO and SET_FLAGS answered: true when cmd was one of them. */
+bool requests_private_ioctl(const struct private_target *t, struct cuse_req *req,
+			    unsigned int cmd, void *arg);
 /* The rest of a release, once no call of the file runs. */
 void requests_release_finish(struct device *dev, struct dev_file *df);
 
@@ -446,6 +499,28 @@ void frames_streams(const struct device *dev, struct device_status *out);
 /* Errored frames the assembler dropped and frames lost after assembly. */
 uint64_t frames_dropped_total(const struct device *dev);
 void frames_free(struct device *dev);
+
+/* --- meta.c: the metadata node ------------------------------------------------ */
+
+/* Registers the metadata node /dev/cfg->meta_name (nothing when NULL). 0
+ * or -errno (logged). */
+int meta_setup(struct device *dev, const struct device_config *cfg);
+/* Its buffer socket (without: MMAP through uvcuse-run disabled). */
+void meta_share_buffers(struct device *dev, struct loop *loop);
+void meta_free(struct device *dev);
+/* A frame ended: the buffer being filled is done with the frame's
+ * sequence and timestamp when the frame was delivered (delivered false:
+ * its blocks are dropped), and the next queued buffer is taken. */
+void meta_frame_end(struct device *dev, bool delivered, bool errored, uint32_t sequence,
+		    const struct timeval *timestamp);
+/* The video stream starts (a buffer is taken) or stops (the buffer being
+ * filled goes back to the queue, unfilled). */
+void meta_stream_start(struct device *dev);
+void meta_stream_stop(struct device *dev);
+/* The memfd the preload library maps for an MMAP buffer at offset (or a
+ * USERPTR buffer's staging memory) of queue q, owned by owner. */
+int device_queue_memfd(struct vq *q, const void *owner, uint64_t offset, uint64_t length,
+		       int *memfd);
 
 /* --- replug.c: the node while the camera is away ----------------------------- */
 

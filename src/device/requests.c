@@ -167,13 +167,13 @@ void requests_release(void *ctx, void *data)
 
 /* The buffer socket opens to whoever may open the node (udev may have
  * changed its group or ACL since the last HELLO). */
-static void bufshare_sync_node(struct device *dev)
+static void bufshare_sync_node(struct bufshare *bs, const char *name, bool *warned)
 {
-	char node[sizeof(dev->name) + 8];
-	snprintf(node, sizeof(node), "/dev/%s", dev->name);
-	int r = bufshare_follow_node(dev->share.bufshare, node);
-	if (r < 0 && !dev->share.warned) {
-		dev->share.warned = true;
+	char node[80];
+	snprintf(node, sizeof(node), "/dev/%s", name);
+	int r = bufshare_follow_node(bs, node);
+	if (r < 0 && !*warned) {
+		*warned = true;
 		log_warn("buffer socket: cannot give it the permissions of %s: %s", node,
 			 strerror(-r));
 	}
@@ -191,13 +191,9 @@ static const struct {
 	{ UVCUSE_IOC_DQBUF_STAGED, "UVCUSE_IOC_DQBUF_STAGED" },
 };
 
-size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max)
+size_t requests_private_layouts(struct cuse_ioctl_desc *out, size_t max)
 {
-	size_t n = 0, count;
-	const struct node_ioctl *t = node_ioctl_table(&count);
-	for (size_t i = 0; i < count && n < max; i++, n++)
-		out[n] = cuse_ioctl_describe(t[i].cmd, t[i].name,
-					     t[i].flags & NODE_IOC_COPY_ON_ERROR, t[i].regions);
+	size_t n = 0;
 	for (size_t i = 0; i < sizeof(private_ioctls) / sizeof(private_ioctls[0]) && n < max;
 	     i++, n++)
 		out[n] = cuse_ioctl_describe(private_ioctls[i].cmd, private_ioctls[i].name, false,
@@ -205,16 +201,25 @@ size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max)
 	return n;
 }
 
-/* HELLO and SET_FLAGS: true when cmd was one of them (answered). */
-static bool private_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *req,
-			  unsigned int cmd, void *arg)
+size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max)
+{
+	size_t n = 0, count;
+	const struct node_ioctl *t = node_ioctl_table(&count);
+	for (size_t i = 0; i < count && n < max; i++, n++)
+		out[n] = cuse_ioctl_describe(t[i].cmd, t[i].name,
+					     t[i].flags & NODE_IOC_COPY_ON_ERROR, t[i].regions);
+	return n + requests_private_layouts(out + n, max - n);
+}
+
+bool requests_private_ioctl(const struct private_target *t, struct cuse_req *req,
+			    unsigned int cmd, void *arg)
 {
 	if (cmd == UVCUSE_IOC_HELLO) {
-		struct bufshare *bs = dev->share.bufshare;
-		int r = bs ? bufshare_hello(bs, df, cuse_req_pid(req), cuse_req_uid(req), arg) :
-			     -ENOTTY;
+		int r = t->bufshare ? bufshare_hello(t->bufshare, t->file, cuse_req_pid(req),
+						     cuse_req_uid(req), arg)
+				    : -ENOTTY;
 		if (r == 0)
-			bufshare_sync_node(dev);
+			bufshare_sync_node(t->bufshare, t->node_name, t->warned);
 		cuse_reply_ioctl(req, r, arg);
 		return true;
 	}
@@ -224,8 +229,8 @@ static bool private_ioctl(struct device *dev, struct dev_file *df, struct cuse_r
 			cuse_reply_ioctl(req, -EINVAL, arg);
 			return true;
 		}
-		int flags = cuse_file_flags(df->cuse) & ~O_NONBLOCK;
-		cuse_file_set_flags(df->cuse, flags | ((int)ff->flags & O_NONBLOCK));
+		int flags = cuse_file_flags(t->cuse) & ~O_NONBLOCK;
+		cuse_file_set_flags(t->cuse, flags | ((int)ff->flags & O_NONBLOCK));
 		cuse_reply_ioctl(req, 0, arg);
 		return true;
 	}
@@ -270,7 +275,9 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 		cuse_reply_error(req, ENODEV);
 		return;
 	}
-	if (private_ioctl(dev, df, req, cmd, arg))
+	struct private_target target = { dev->share.bufshare, df, df->cuse, dev->name,
+					  &dev->share.warned };
+	if (requests_private_ioctl(&target, req, cmd, arg))
 		return;
 	/* The library's DQBUF: a USERPTR frame stays in the buffer's staging
 	 * memory, which the library fetches through the buffer socket. */

@@ -85,6 +85,7 @@ int status_msg_encode(const struct device_status *st, char *buf, size_t len)
 	}
 	put(&w, "version", "1");
 	put(&w, "node", st->node);
+	put(&w, "meta_node", st->meta_node);
 	put(&w, "card", st->card);
 	put(&w, "manufacturer", st->manufacturer);
 	put(&w, "product", st->product);
@@ -165,6 +166,8 @@ int status_msg_decode(const char *buf, size_t len, struct device_status *out)
 			version = vlen == 1 && v[0] == '1';
 		else if (KEY("node"))
 			copy_value(out->node, sizeof(out->node), v, vlen);
+		else if (KEY("meta_node"))
+			copy_value(out->meta_node, sizeof(out->meta_node), v, vlen);
 		else if (KEY("card"))
 			copy_value(out->card, sizeof(out->card), v, vlen);
 		else if (KEY("manufacturer"))
@@ -295,6 +298,7 @@ int status_msg_json(const struct device_status *st, char *out, size_t len)
 		memcpy(fourcc, &st->fourcc, 4);
 	w_append(&w, "{", 1);
 	json_field(&w, "node", st->node);
+	json_field(&w, "meta_node", st->meta_node);
 	json_field(&w, "card", st->card);
 	json_field(&w, "manufacturer", st->manufacturer);
 	json_field(&w, "product", st->product);
@@ -378,7 +382,8 @@ static int udev_path(const struct device_status *st, char *out, size_t len)
 	return 0;
 }
 
-int status_msg_udev_properties(const struct device_status *st, char *out, size_t len)
+int status_msg_udev_properties(const struct device_status *st, unsigned index, char *out,
+			       size_t len)
 {
 	char vendor[128], model[128], serial[128], path[160], tag[160];
 	udev_clean(st->manufacturer, vendor, sizeof(vendor));
@@ -414,7 +419,8 @@ int status_msg_udev_properties(const struct device_status *st, char *out, size_t
 		used += (size_t)n;
 	}
 	/* UVCUSE=1: the udev rule's mark that a daemon of ours serves this node */
-	n = snprintf(out + used, len - used, "ID_USB_INTERFACE_NUM=%02x\nUVCUSE=1\n", st->interface);
+	n = snprintf(out + used, len - used, "ID_USB_INTERFACE_NUM=%02x\nUVCUSE=1\nUVCUSE_INDEX=%u\n",
+		     st->interface, index);
 	if (n < 0 || (size_t)n >= len - used)
 		return -ENOSPC;
 	return (int)(used + (size_t)n);

@@ -27,6 +27,7 @@
 /* What `uvcuse --status` and systemd's STATUS= show of a device. */
 struct device_status {
 	char node[64];            /* "video10" */
+	char meta_node[64];       /* its metadata node, "video11" ("": none) */
 	char card[32];
 	char manufacturer[128], product[128];
 	uint16_t vid, pid;
@@ -65,8 +66,11 @@ void status_msg_summary(const struct device_status *st, char *out, size_t len);
 /* The udev properties of `uvcuse --udev-properties`, as udev's usb_id and
  * path_id would give them for the camera's VideoControl interface:
  * ID_VENDOR_ID, ID_MODEL_ID, ID_SERIAL, ID_SERIAL_SHORT (when the camera
- * has a serial), ID_PATH, ID_PATH_TAG, ID_USB_INTERFACE_NUM; lines end in
- * '\n'. Returns the length or -ENOSPC. */
-int status_msg_udev_properties(const struct device_status *st, char *out, size_t len);
+ * has a serial), ID_PATH, ID_PATH_TAG, ID_USB_INTERFACE_NUM; and ours:
+ * UVCUSE=1, UVCUSE_INDEX (0: the video node, 1: its metadata node, as the
+ * kernel's index attribute); lines end in '\n'. Returns the length or
+ * -ENOSPC. */
+int status_msg_udev_properties(const struct device_status *st, unsigned index, char *out,
+			       size_t len);
 
 #endif

@@ -75,15 +75,12 @@ const struct vq_mem_ops device_mem_ops = { .alloc = mem_alloc, .release = mem_re
 
 /* The preload library's mmap (bufshare): the memfd of the MMAP buffer at
  * offset, for the queue's owner only. */
-int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd)
+int device_queue_memfd(struct vq *q, const void *owner, uint64_t offset, uint64_t length,
+		       int *memfd)
 {
-	(void)ctx;
-	struct dev_file *df = file;
-	struct vq *q = &df->nf.proc->queue;
 	struct vq_buffer *b;
-	if (q->owner != &df->nf)
+	if (q->owner != owner)
 		return -EACCES;
-	df->fetched_buffers = true;
 	if (offset & UVCUSE_STAGING_FLAG) { /* a USERPTR buffer's staging memory */
 		uint64_t index = offset & ~UVCUSE_STAGING_FLAG;
 		if (q->memory != V4L2_MEMORY_USERPTR || index >= q->n_buffers)
@@ -99,6 +96,16 @@ int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, i
 		return err;
 	*memfd = (int)(intptr_t)b->mem_priv;
 	return 0;
+}
+
+int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd)
+{
+	(void)ctx;
+	struct dev_file *df = file;
+	int err = device_queue_memfd(&df->nf.proc->queue, &df->nf, offset, length, memfd);
+	if (err != -EACCES)
+		df->fetched_buffers = true;
+	return err;
 }
 
 static void on_stream_error(void *opaque, int err)

@@ -22,7 +22,8 @@
 enum { OPT_STATE_DIR = 0x100, OPT_NO_RESTORE, OPT_RESET, OPT_CONFIG, OPT_CONFIG_DIR, OPT_USER,
        OPT_STATUS, OPT_UDEV, OPT_CAMERA, OPT_IS_IGNORED, OPT_CONVERT, OPT_NO_CONVERT,
        OPT_CONVERT_THREADS, OPT_LINGER, OPT_EXIT_ON_UNPLUG, OPT_EXCLUSIVE, OPT_QUIRKS, OPT_JSON,
-       OPT_WATCH, OPT_CAMERA_CLOCK, OPT_NO_CAMERA_CLOCK, OPT_ERRORED_FRAMES };
+       OPT_WATCH, OPT_CAMERA_CLOCK, OPT_NO_CAMERA_CLOCK, OPT_ERRORED_FRAMES,
+       OPT_METADATA_NODE, OPT_NO_METADATA_NODE };
 
 /* An option's handler's answers besides an exit status. */
 #define OPT_OK (-1)
@@ -77,6 +78,9 @@ static void usage(FILE *out)
 		"                           flagged V4L2_BUF_FLAG_ERROR, as uvcvideo 6.14+\n"
 		"                           (deliver, the default), or are dropped, as\n"
 		"                           uvcvideo 6.1\n"
+		"      --metadata-node      a second node with the payload headers, as\n"
+		"                           uvcvideo's metadata node (the default)\n"
+		"      --no-metadata-node   no metadata node\n"
 		"Unplug:\n"
 		"      --linger S           when the camera is unplugged the node stays: apps\n"
 		"                           wait, and streams resume when it comes back; the\n"
@@ -297,6 +301,10 @@ static int frames_option(int opt, const char *arg, struct cmdline *cl)
 	case OPT_NO_CAMERA_CLOCK:
 		cl->camera_clock = opt == OPT_CAMERA_CLOCK;
 		return OPT_OK;
+	case OPT_METADATA_NODE:
+	case OPT_NO_METADATA_NODE:
+		cl->metadata_node = opt == OPT_METADATA_NODE;
+		return OPT_OK;
 	case OPT_ERRORED_FRAMES:
 		if (strcmp(arg, "deliver") && strcmp(arg, "drop")) {
 			fprintf(stderr, "uvcuse: --errored-frames wants deliver or drop, not '%s'\n", arg);
@@ -340,6 +348,8 @@ static const struct option options[] = {
 	{ "camera-clock", no_argument, NULL, OPT_CAMERA_CLOCK },
 	{ "no-camera-clock", no_argument, NULL, OPT_NO_CAMERA_CLOCK },
 	{ "errored-frames", required_argument, NULL, OPT_ERRORED_FRAMES },
+	{ "metadata-node", no_argument, NULL, OPT_METADATA_NODE },
+	{ "no-metadata-node", no_argument, NULL, OPT_NO_METADATA_NODE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -351,7 +361,7 @@ int cmdline_parse(int argc, char **argv, struct cmdline *cl)
 		camera_option, daemon_option, settings_option, serving_option, frames_option,
 	};
 	*cl = (struct cmdline){ .convert = -1, .convert_threads = -1, .linger = -1,
-				.camera_clock = -1, .errored_frames = -1,
+				.camera_clock = -1, .errored_frames = -1, .metadata_node = -1,
 				.config_dir = CONFIG_DIR, .cfg.kmsg_fd = -1 };
 	int opt;
 	while ((opt = getopt_long(argc, argv, "d:b:s:n:fl:LhV", options, NULL)) != -1) {

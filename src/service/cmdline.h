@@ -18,6 +18,7 @@ struct cmdline {
 	long linger;                 /* --linger, --exit-on-unplug (0) */
 	bool exclusive;
 	int camera_clock;            /* --camera-clock 1, --no-camera-clock 0 */
+	int metadata_node;           /* --metadata-node 1, --no-metadata-node 0 */
 	int errored_frames;          /* --errored-frames deliver 1, drop 0 */
 	bool has_quirks;
 	uint32_t quirks;

@@ -22,6 +22,7 @@ static void values_init(struct config_values *v)
 	v->ignore = v->log_level = v->convert = v->exclusive = v->linger = -1;
 	v->convert_threads = -1;
 	v->camera_clock = -1;
+	v->metadata_node = -1;
 	v->replug = -1;
 	v->errored_frames = -1;
 	v->has_quirks = -1;
@@ -136,6 +137,7 @@ static const struct bool_key {
 	{ "convert", offsetof(struct config_values, convert) },
 	{ "exclusive", offsetof(struct config_values, exclusive) },
 	{ "camera-clock", offsetof(struct config_values, camera_clock) },
+	{ "metadata-node", offsetof(struct config_values, metadata_node) },
 };
 
 static const struct bool_key *find_bool_key(const char *key)

@@ -20,6 +20,8 @@
  *   camera-clock = on|off  stamp frames from the camera's own clock, its
  *                       PTS and SCR (uvc/clock.h), when it sends them
  *                       (default on; off: when the frame's first data came)
+ *   metadata-node = on|off  a metadata node beside the video node, as
+ *                       uvcvideo's (default on)
  *   errored-frames = deliver|drop  frames with errors to apps, flagged
  *                       V4L2_BUF_FLAG_ERROR as uvcvideo 6.14+ (default), or
  *                       dropped as uvcvideo 6.1
@@ -42,7 +44,8 @@
 /* -1 in a field: not set. */
 struct config_values {
 	char name[41];
-	int ignore, log_level, convert, exclusive, linger, convert_threads, camera_clock;
+	int ignore, log_level, convert, exclusive, linger, convert_threads, camera_clock,
+	    metadata_node;
 	int replug;      /* 0: any-port, 1: same-port (-1: unset) */
 	int errored_frames; /* 1: deliver, 0: drop (-1: unset) */
 	int has_quirks;  /* quirks set (0 or 1; -1 in a fresh struct too) */

@@ -149,11 +149,13 @@ static int daemon_setup(struct daemon *d, const char *name)
  * /dev/kmsg for LOG_STATUS (optional). Then root is dropped: the camera,
  * its descriptors and answers, and the state directory are read as the
  * daemon's user (udev gives it the camera's usbfs node). */
-static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *kmsg_fd)
+static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *meta_cuse_fd,
+				     int *kmsg_fd)
 {
 	/* A failure is device_new's to report, after the camera's own
 	 * errors (no such camera, not UVC, name taken): those say more. */
 	*cuse_fd = cuse_open_control();
+	*meta_cuse_fd = r->cfg.meta_name ? cuse_open_control() : -1;
 	*kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*kmsg_fd < 0)
 		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
@@ -174,10 +176,11 @@ static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *kmsg
  * them a group it is a member of). */
 static int daemon_serve(struct daemon *d, struct resolved *r)
 {
-	int cuse_fd = -1, kmsg_fd = -1;
-	int err = open_privileged_then_drop(r, &cuse_fd, &kmsg_fd);
+	int cuse_fd = -1, meta_cuse_fd = -1, kmsg_fd = -1;
+	int err = open_privileged_then_drop(r, &cuse_fd, &meta_cuse_fd, &kmsg_fd);
 	if (!err) {
 		r->cfg.cuse_fd = &cuse_fd;
+		r->cfg.meta_cuse_fd = &meta_cuse_fd;
 		r->cfg.kmsg_fd = kmsg_fd;
 		r->cfg.on_change = on_device_change;
 		r->cfg.change_data = d;
@@ -186,6 +189,8 @@ static int daemon_serve(struct daemon *d, struct resolved *r)
 	if (err < 0) { /* still ours */
 		if (cuse_fd >= 0)
 			close(cuse_fd);
+		if (meta_cuse_fd >= 0)
+			close(meta_cuse_fd);
 		if (kmsg_fd >= 0)
 			close(kmsg_fd);
 		return -1;

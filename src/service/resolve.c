@@ -125,6 +125,8 @@ static void merge_settings(const struct cmdline *cl, const struct config_values 
 	else if (values->convert_threads > 0)
 		cfg->convert_threads = (unsigned)values->convert_threads;
 	cfg->exclusive = cl->exclusive || values->exclusive > 0;
+	out->metadata_node = cl->metadata_node >= 0 ? cl->metadata_node :
+			     values->metadata_node >= 0 ? values->metadata_node : true;
 	cfg->camera_clock = cl->camera_clock >= 0 ? cl->camera_clock :
 			    values->camera_clock >= 0 ? values->camera_clock : true;
 	cfg->drop_errored = !(cl->errored_frames >= 0 ? cl->errored_frames :
@@ -200,6 +202,28 @@ static int choose_name(struct resolved *out)
 	return -1;
 }
 
+/* The metadata node's name: the lowest free videoM after the video node's
+ * N (from video10 when the video node has another name), as uvcvideo
+ * registers its metadata node right after the video node. */
+static void choose_meta_name(struct resolved *out)
+{
+	unsigned n = 9;
+	if (!out->metadata_node)
+		return;
+	if (sscanf(out->name, "video%u", &n) != 1 || n > 254)
+		n = 9;
+	for (unsigned m = n + 1; m < 256; m++) {
+		char candidate[16];
+		snprintf(candidate, sizeof(candidate), "video%u", m);
+		if (strcmp(candidate, out->name) && node_name_free(candidate)) {
+			snprintf(out->meta_name, sizeof(out->meta_name), "%s", candidate);
+			out->cfg.meta_name = out->meta_name;
+			return;
+		}
+	}
+	log_warn("no free videoN name after %s: no metadata node", out->name);
+}
+
 int resolve_config(struct cmdline *cl, struct resolved *out)
 {
 	struct usb_camera_id cam_id = { 0 };
@@ -224,5 +248,8 @@ int resolve_config(struct cmdline *cl, struct resolved *out)
 	int status = prepare_state(cl, out);
 	if (status >= 0)
 		return status;
-	return choose_name(out);
+	status = choose_name(out);
+	if (status < 0)
+		choose_meta_name(out);
+	return status;
 }

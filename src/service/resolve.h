@@ -19,6 +19,8 @@
 struct resolved {
 	struct device_config cfg;  /* its strings point into this struct and the cmdline */
 	char name[64];             /* the node: videoN, free */
+	bool metadata_node;        /* a metadata node beside it (config, option) */
+	char meta_name[64];        /* its name: videoM, free ("": none) */
 	char state_dir[PATH_MAX];  /* absolute: a detached daemon works from / */
 	char pinned_port[32];      /* the port of the camera the config was resolved for */
 	bool drop_privileges;

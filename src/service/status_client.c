@@ -92,18 +92,36 @@ int status_client_watch(bool json)
 	}
 }
 
+/* The daemon whose metadata node is node: the status sockets are named
+ * after the video nodes. 0 or -ENOENT. */
+static int fetch_meta(const char *node, struct device_status *st)
+{
+	for (unsigned i = 0; i < 256; i++) {
+		char video[16];
+		snprintf(video, sizeof(video), "video%u", i);
+		if (fetch(video, st) == 0 && !strcmp(st->meta_node, node))
+			return 0;
+	}
+	return -ENOENT;
+}
+
 int status_client_udev(const char *node)
 {
 	if (!strncmp(node, "/dev/", 5))
 		node += 5;
 	struct device_status st;
+	unsigned index = 0;
 	int err = fetch(node, &st);
+	if (err < 0 && fetch_meta(node, &st) == 0) {
+		index = 1;
+		err = 0;
+	}
 	if (err < 0) {
 		fprintf(stderr, "uvcuse: no daemon answers for %s: %s\n", node, strerror(-err));
 		return 1;
 	}
 	char props[2048];
-	if (status_msg_udev_properties(&st, props, sizeof(props)) < 0)
+	if (status_msg_udev_properties(&st, index, props, sizeof(props)) < 0)
 		return 1;
 	fputs(props, stdout);
 	return 0;

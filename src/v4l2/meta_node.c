@@ -29,6 +29,8 @@ void meta_node_init(struct meta_node *m, const struct meta_node_config *cfg)
 		m->formats[m->n_formats++] = V4L2_META_FMT_UVC_MSXU_1_5;
 	m->format = V4L2_META_FMT_UVC;
 	m->buffersize = META_BUFFERSIZE_MIN;
+	m->input = cfg->input;
+	m->input.index = 0;
 	vq_set_sizeimage(&m->queue, m->buffersize);
 }
 
@@ -115,6 +117,19 @@ static int querycap(const struct meta_node *m, struct v4l2_capability *cap)
 	return 0;
 }
 
+static int enum_input(const struct meta_node *m, struct v4l2_input *in)
+{
+	if (in->index != 0)
+		return -EINVAL;
+	*in = m->input;
+	return 0;
+}
+
+static int s_input(const uint32_t *index)
+{
+	return *index == 0 ? 0 : -EINVAL;
+}
+
 static int dqbuf(struct meta_node *m, struct meta_file *f, struct v4l2_buffer *b, bool nonblock,
 		 struct vq_buffer **dequeued)
 {
@@ -132,7 +147,8 @@ static int create_bufs(struct meta_node *m, struct meta_file *f, struct v4l2_cre
 static bool needs_prio(unsigned cmd)
 {
 	return cmd == VIDIOC_S_FMT || cmd == VIDIOC_REQBUFS || cmd == VIDIOC_CREATE_BUFS ||
-	       cmd == VIDIOC_STREAMON || cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_S_PRIORITY;
+	       cmd == VIDIOC_STREAMON || cmd == VIDIOC_STREAMOFF || cmd == VIDIOC_S_PRIORITY ||
+	       cmd == VIDIOC_S_INPUT;
 }
 
 static int s_priority(struct meta_node *m, struct meta_file *f, const uint32_t *p)
@@ -141,6 +157,20 @@ static int s_priority(struct meta_node *m, struct meta_file *f, const uint32_t *
 		return -EINVAL;
 	prio_change(m->prios, &f->prio, *p);
 	return 0;
+}
+
+static const unsigned meta_ioctls[] = {
+	VIDIOC_QUERYCAP, VIDIOC_ENUM_FMT,   VIDIOC_G_FMT,	VIDIOC_TRY_FMT,
+	VIDIOC_S_FMT,	 VIDIOC_REQBUFS,    VIDIOC_CREATE_BUFS, VIDIOC_QUERYBUF,
+	VIDIOC_PREPARE_BUF, VIDIOC_QBUF,    VIDIOC_DQBUF,	VIDIOC_STREAMON,
+	VIDIOC_STREAMOFF, VIDIOC_G_PRIORITY, VIDIOC_S_PRIORITY, VIDIOC_ENUMINPUT,
+	VIDIOC_G_INPUT,	 VIDIOC_S_INPUT,
+};
+
+const unsigned *meta_node_commands(size_t *count)
+{
+	*count = sizeof(meta_ioctls) / sizeof(meta_ioctls[0]);
+	return meta_ioctls;
 }
 
 int meta_node_ioctl(struct meta_node *m, struct meta_file *f, unsigned cmd, void *arg,
@@ -164,6 +194,9 @@ int meta_node_ioctl(struct meta_node *m, struct meta_file *f, unsigned cmd, void
 	case VIDIOC_STREAMOFF: return vq_streamoff(&m->queue, f, *(const int *)arg);
 	case VIDIOC_G_PRIORITY: *(uint32_t *)arg = prio_max(m->prios); return 0;
 	case VIDIOC_S_PRIORITY: return s_priority(m, f, arg);
+	case VIDIOC_ENUMINPUT: return enum_input(m, arg);
+	case VIDIOC_G_INPUT: *(uint32_t *)arg = 0; return 0;
+	case VIDIOC_S_INPUT: return s_input(arg);
 	default: return -ENOTTY;
 	}
 }

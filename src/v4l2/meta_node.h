@@ -7,16 +7,20 @@
  * (v4l2/queue.h: the first file that asks for buffers owns it), MMAP and
  * USERPTR; STREAMON and STREAMOFF of the queue alone (the camera streams
  * for the video node: meta buffers fill only while it does); G_PRIORITY and
- * S_PRIORITY shared with the video node. Everything else ENOTTY. The
+ * S_PRIORITY shared with the video node; ENUMINPUT, G_INPUT and S_INPUT
+ * of the video node's one input. Everything else ENOTTY. The
  * device fills buffers with meta_node_next() and meta_node_done(), one
  * per video frame, with the frame's sequence, timestamp and error.
  * Where uvcuse differs: the buffer size has a ceiling (META_BUFFERSIZE_MAX)
  * where 7.1 has none, so that no app makes the daemon allocate without
- * bound. Pure: no I/O, one loop thread. */
+ * bound; and the input ioctls, which uvcvideo's metadata node leaves to its
+ * media controller: CUSE can make no media device, and V4L2 requires them
+ * of a capture node without one (v4l2-compliance fails it otherwise). Pure: no I/O, one loop thread. */
 #ifndef V4L2_META_NODE_H
 #define V4L2_META_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/videodev2.h>
@@ -35,6 +39,7 @@ struct meta_node_config {
 	uint32_t version;
 	uint32_t video_caps;      /* the video node's device_caps */
 	bool msxu;                /* the camera sends MSXU 1.5 metadata: UVCM too */
+	struct v4l2_input input;  /* the video node's input 0 */
 	struct v4l2_prios *prios; /* the video node's: one priority for both */
 	const struct vq_mem_ops *mem_ops;
 	void *mem_data;
@@ -52,6 +57,7 @@ struct meta_node {
 	unsigned n_formats;
 	uint32_t format;      /* the current dataformat */
 	uint32_t buffersize;  /* the current buffer size */
+	struct v4l2_input input;
 };
 
 /* m may not move afterwards (its queue hands out pointers). */
@@ -68,6 +74,9 @@ void meta_node_release(struct meta_node *m, struct meta_file *f);
  * buffer, whose mem the caller copies to a USERPTR app. */
 int meta_node_ioctl(struct meta_node *m, struct meta_file *f, unsigned cmd, void *arg,
 		    bool nonblock, struct vq_buffer **dequeued);
+/* The commands meta_node_ioctl() answers (the rest are ENOTTY), for a
+ * transport's argument layouts. */
+const unsigned *meta_node_commands(size_t *count);
 /* poll(): POLLIN|POLLRDNORM, POLLERR, or 0 (vq_poll). */
 unsigned meta_node_poll(const struct meta_node *m, const struct meta_file *f);
 

@@ -160,6 +160,9 @@ struct node {
 	const struct node_ops *ops;
 	void *dev;
 	struct v4l2_prios prios; /* open files per priority (its metadata node's too) */
+	/* the caps of the camera's other node (its metadata node's
+	 * V4L2_CAP_META_CAPTURE), which QUERYCAP's capabilities include */
+	uint32_t meta_caps;
 	const struct uvc_format *def_format;
 	/* The format of a process that set none while the camera is idle: as
 	 * the last S_FMT/S_PARM (or start-up) left it, as on a kernel node. */
@@ -260,6 +263,11 @@ const struct node_fmt *node_current_fmt(const struct node *n);
 bool node_streaming(const struct node *n);
 /* Every fed queue answers -EIO (the camera died), as vq_set_error. */
 void node_set_error(struct node *n);
+
+/* VIDIOC_QUERYCAP's and VIDIOC_ENUMINPUT's answers (its metadata node
+ * copies the identity and the first input). */
+int node_querycap(struct node *n, struct v4l2_capability *cap);
+int node_enum_input(struct node *n, struct v4l2_input *in);
 
 /* One ioctl with its argument in daemon memory. Returns 0 (arg holds the
  * answer), -errno, NODE_WAIT (only for a blocking DQBUF or DQEVENT), or

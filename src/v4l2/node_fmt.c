@@ -73,7 +73,7 @@ int node_querycap(struct node *n, struct v4l2_capability *cap)
 	cap->version = n->id.version;
 	cap->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING | V4L2_CAP_READWRITE |
 			   V4L2_CAP_EXT_PIX_FORMAT;
-	cap->capabilities = cap->device_caps | V4L2_CAP_DEVICE_CAPS;
+	cap->capabilities = cap->device_caps | n->meta_caps | V4L2_CAP_DEVICE_CAPS;
 	return 0;
 }
 

@@ -45,8 +45,6 @@ const struct uvc_format *node_find_format(const struct uvc_streaming *s, uint8_t
 void node_adopt_probe(const struct node *n, struct node_fmt *dst, const struct uvc_probe *probe,
 		      const struct cfmt_choice *conv);
 /* The ioctls, as uvcvideo 6.1 answers them. */
-int node_querycap(struct node *n, struct v4l2_capability *cap);
-int node_enum_input(struct node *n, struct v4l2_input *in);
 int node_g_input(struct node *n, unsigned *input);
 int node_s_input(struct node *n, unsigned input);
 int node_try_format(struct node *n, struct node_proc *p, struct v4l2_format *fmt,

@@ -55,8 +55,9 @@ views() {
 	# NAMED DIFFERENCES
 	# driver-identity: the driver's name and version are not the camera's.
 	# read-write: uvcuse serves read() (V4L2_CAP_READWRITE); uvcvideo does not.
-	# no-metadata-node: uvcvideo adds a metadata capture node (UVC payload
-	#   headers, V4L2_CAP_META_CAPTURE in the capabilities); uvcuse has none.
+	# no-metadata-node: the driver has no metadata capture node (UVC payload
+	#   headers, V4L2_CAP_META_CAPTURE in the capabilities); uvcvideo and
+	#   uvcuse both add one, so this names a regression.
 	# no-media-controller: uvcvideo registers a media device (Media Driver
 	#   Info, Interface and Entity Info, v4l2-compliance's MC test); a CUSE
 	#   node cannot.
@@ -70,7 +71,7 @@ views() {
 		"$p.info.raw" >"$p.info"
 	cat "$p.inputs" >>"$p.info"
 	grep -qE 'Read/Write' "$p.info.raw" && echo read-write >>"$p.named"
-	grep -qE 'Metadata Capture' "$p.info.raw" && echo no-metadata-node >>"$p.named"
+	grep -qE 'Metadata Capture' "$p.info.raw" || echo no-metadata-node >>"$p.named"
 	grep -qE '^Media Driver Info:' "$p.info.raw" && echo no-media-controller >>"$p.named"
 	# the compliance tests' verdicts, with the driver-specific ones named
 	tr '\r' '\n' <"$p.compliance" | grep -E '^\s*test .*: (OK|FAIL)' |

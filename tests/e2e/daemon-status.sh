@@ -140,8 +140,15 @@ grep -q ", idle, 0 clients$" <<<"$status_text" || fail "STATUS= after the captur
 step "--udev-properties: what udev says of the camera under uvcvideo"
 runuser -u viewer -- "$UVCUSE" --udev-properties "$NAME" | tee "$WORK/udev.uvcuse"
 grep -qx "UVCUSE=1" "$WORK/udev.uvcuse" || fail "no UVCUSE=1 (the udev rule's mark of our nodes)"
-grep -v '^UVCUSE=' "$WORK/udev.uvcuse" | sort | diff -u "$WORK/udev.kernel" - ||
+grep -qx "UVCUSE_INDEX=0" "$WORK/udev.uvcuse" || fail "no UVCUSE_INDEX=0 (the video node's link index)"
+grep -v '^UVCUSE' "$WORK/udev.uvcuse" | sort | diff -u "$WORK/udev.kernel" - ||
 	fail "properties differ from udev's"
+# its metadata node: the same camera, the links' index 1 as uvcvideo's
+runuser -u viewer -- "$UVCUSE" --udev-properties video11 >"$WORK/udev.meta" ||
+	fail "--udev-properties of the metadata node"
+grep -qx "UVCUSE_INDEX=1" "$WORK/udev.meta" || fail "no UVCUSE_INDEX=1 for the metadata node"
+grep -v '^UVCUSE' "$WORK/udev.meta" | sort | diff -u "$WORK/udev.kernel" - ||
+	fail "the metadata node's properties differ from the camera's"
 
 step "stop"
 systemctl stop "$UNIT"

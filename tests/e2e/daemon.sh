@@ -68,11 +68,45 @@ v4l2-ctl -d "$KNODE" --list-ctrls-menus >"$WORK/ctrls.kernel"
 ctrl_probe "$KNODE" >"$WORK/ctrl-probe.kernel"
 cat "$WORK/ctrl-probe.kernel"
 
+step "uvcvideo's metadata node (the reference)"
+KMETA=$(meta_node "$SERIAL")
+v4l2-ctl -d "$KMETA" --info | sed -n '/Device Caps/,$p'
+meta_compliance "$KMETA" >"$WORK/meta-compliance.kernel"
+echo "v4l2-compliance on $KMETA: $(cat "$WORK/meta-compliance.total")"
+
 step "uvcuse takes the camera"
 uvcuse_start "$SERIAL" "$NAME"
 for ((i = 0; i < 50; i++)); do [ -e "$KNODE" ] || break; sleep 0.1; done
 [ ! -e "$KNODE" ] || fail "uvcvideo's $KNODE still exists: the daemon did not detach it"
 v4l2-ctl -d "$NODE" --info | sed -n '1,12p'
+
+step "the metadata node: numbered after the video node as uvcvideo's, not a camera of its own"
+META=/dev/video11
+[ -c "$META" ] || fail "no metadata node $META"
+"$UVCUSE" --status --json | grep -q '"meta_node": "video11"' || fail "--status --json does not name $META"
+[ "$("$UVCUSE" --status | grep -c '^/dev/')" = 1 ] || fail "--status lists more than the camera"
+v4l2-ctl -d "$META" --info | sed -n '/Device Caps/,$p'
+meta_compliance "$META" >"$WORK/meta-compliance.uvcuse"
+# Where it cannot be the same: uvcvideo's node has a media controller
+# (CUSE can make none), which v4l2-compliance tests, and which lets it
+# leave the input ioctls out; ours answers them, as V4L2 requires of a
+# capture node without one (docs/uvcvideo-metadata.md).
+grep -v '^test MC information' "$WORK/meta-compliance.kernel" |
+	sed -E 's|^(test VIDIOC_G/S/ENUMINPUT): OK \(Not Supported\)$|\1: OK|' >"$WORK/meta-compliance.expected"
+diff -u "$WORK/meta-compliance.expected" "$WORK/meta-compliance.uvcuse" ||
+	{ cat "$WORK/meta-compliance.log"; fail "v4l2-compliance on the metadata node differs from uvcvideo's"; }
+grep -q ', Failed: 0, Warnings: 0$' "$WORK/meta-compliance.total" ||
+	{ cat "$WORK/meta-compliance.log"; fail "v4l2-compliance on $META: $(cat "$WORK/meta-compliance.total")"; }
+echo "v4l2-compliance on $META: as on uvcvideo's but for its media controller ($(cat "$WORK/meta-compliance.total"))"
+
+step "video and metadata at once: each metadata buffer pairs with its frame (MMAP, then USERPTR)"
+v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV --set-parm=30 || fail "setting YUYV"
+for memory in mmap userptr; do
+	"$UVCUSE_RUN" "$METAGRAB" "$NODE" "$META" 45 $memory >"$WORK/metagrab-$memory.log" ||
+		{ cat "$WORK/metagrab-$memory.log"; fail "metadata does not pair with the frames ($memory)"; }
+	grep -m 3 '^meta ' "$WORK/metagrab-$memory.log"
+	echo "$memory: $(tail -n 1 "$WORK/metagrab-$memory.log")"
+done
 
 step "enumeration: uvcvideo's, then the converted formats"
 v4l2-ctl -d "$NODE" --list-formats-ext >"$WORK/formats.uvcuse"

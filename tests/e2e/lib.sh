@@ -134,6 +134,27 @@ video_node() {
 	fail "no video node for camera $serial after ${timeout}s"
 }
 
+# meta_node SERIAL: uvcvideo's metadata node of the camera (index 1).
+meta_node() {
+	local serial=$1 dev usb
+	for dev in /sys/class/video4linux/video*; do
+		[ "$(cat "$dev/index" 2>/dev/null)" = 1 ] || continue
+		usb=$(readlink -f "$dev/device/..")
+		[ "$(cat "$usb/serial" 2>/dev/null)" = "$serial" ] && echo "/dev/$(basename "$dev")" && return 0
+	done
+	fail "no metadata node for camera $serial"
+}
+
+# meta_compliance NODE: v4l2-compliance's verdict on each test of a
+# metadata node (no streaming: its buffers fill only while the video node
+# streams), node names left out, for diffing one driver's against another's;
+# the totals in $WORK/meta-compliance.total.
+meta_compliance() {
+	v4l2-compliance -d "$1" >"$WORK/meta-compliance.log" 2>&1 || true
+	grep -E '^\s*test .*: ' "$WORK/meta-compliance.log" | sed -E 's/^\s+//; s|/dev/video[0-9]+ ||'
+	grep -E '^Total for' "$WORK/meta-compliance.log" | sed -E 's/^Total for [^:]*: //' >"$WORK/meta-compliance.total"
+}
+
 # v4l2-compliance -f streams each format, size and interval for one second;
 # ALL_FORMATS streams each for 5 frames instead: every combination still
 # negotiates, starts, cycles its buffers (4) and stops, in a fraction of
@@ -250,6 +271,7 @@ framecheck() {
 UVCUSE=$BUILD/src/uvcuse
 UVCUSE_RUN=$BUILD/src/preload/uvcuse-run
 READCAP=$BUILD/tests/tools/uvcuse-readcap
+METAGRAB=$BUILD/tests/tools/uvcuse-metagrab
 UVCUSE_PID=
 
 # uvcuse_start SERIAL NAME [uvcuse options...]: serves the camera with that

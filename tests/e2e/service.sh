@@ -84,6 +84,14 @@ echo "$link -> $NODE"
 bypath=$(find /dev/v4l/by-path -lname "*$(basename "$NODE")" | head -n 1)
 [ -n "$bypath" ] || fail "no /dev/v4l/by-path link to $NODE"
 echo "$bypath -> $NODE"
+# its metadata node: the video node's permissions, the links' index 1
+META=/dev/$("$UVCUSE_BIN" --status --json | sed -n 's/.*"meta_node": "\([^"]*\)".*/\1/p' | head -n 1)
+[ -c "$META" ] || fail "no metadata node ($META)"
+[ "$(stat -c '%A %U:%G' "$META")" = "crw-rw---- root:video" ] ||
+	fail "$META is $(stat -c '%A %U:%G' "$META"), want crw-rw---- root:video"
+[ "$(readlink -f "/dev/v4l/by-id/usb-$id_serial-video-index1")" = "$META" ] ||
+	{ ls -l /dev/v4l/*/ || true; fail "the by-id index1 link does not point to $META"; }
+echo "/dev/v4l/by-id/usb-$id_serial-video-index1 -> $META (crw-rw---- root:video)"
 pid=$(main_pid "$UNIT")
 user=$(ps -o user= -p "$pid")
 capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")

@@ -15,7 +15,8 @@
 static struct device_status sample(void)
 {
 	struct device_status st = {
-		.node = "video10", .card = "uvcuse vcam", .manufacturer = "uvcuse project",
+		.node = "video10", .meta_node = "video11", .card = "uvcuse vcam",
+		.manufacturer = "uvcuse project",
 		.product = "uvcuse vcam", .vid = 0x1d6b, .pid = 0x0102, .serial = "VCAM0001",
 		.port_path = "3-1", .bus_info = "usb-vhci_hcd.0-1", .interface = 0,
 		.fourcc = V4L2_PIX_FMT_YUYV, .width = 640, .height = 480, .interval = 333333,
@@ -119,7 +120,7 @@ START_TEST(json_for_programs)
 	int n = status_msg_json(&st, out, sizeof(out));
 	ck_assert_int_gt(n, 0);
 	ck_assert_uint_eq(strlen(out), (size_t)n);
-	ck_assert_str_eq(out, "{\"node\": \"video10\", \"card\": \"a \\\"quoted\\\"\\\\card\\u000a\", "
+	ck_assert_str_eq(out, "{\"node\": \"video10\", \"meta_node\": \"video11\", \"card\": \"a \\\"quoted\\\"\\\\card\\u000a\", "
 			      "\"manufacturer\": \"uvcuse project\", \"product\": \"uvcuse vcam\", "
 			      "\"vid\": \"1d6b\", \"pid\": \"0102\", \"serial\": \"VCAM0001\", "
 			      "\"port\": \"3-1\", \"bus_info\": \"usb-vhci_hcd.0-1\", \"fourcc\": \"YUYV\", "
@@ -156,31 +157,34 @@ START_TEST(udev_properties)
 {
 	struct device_status st = sample();
 	char out[1024];
-	ck_assert_int_gt(status_msg_udev_properties(&st, out, sizeof(out)), 0);
+	ck_assert_int_gt(status_msg_udev_properties(&st, 0, out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "ID_VENDOR_ID=1d6b\nID_MODEL_ID=0102\n"
 			      "ID_SERIAL=uvcuse_project_uvcuse_vcam_VCAM0001\n"
 			      "ID_SERIAL_SHORT=VCAM0001\n"
 			      "ID_PATH=platform-vhci_hcd.0-usb-0:1:1.0\n"
 			      "ID_PATH_TAG=platform-vhci_hcd_0-usb-0_1_1_0\n"
-			      "ID_USB_INTERFACE_NUM=00\nUVCUSE=1\n");
+			      "ID_USB_INTERFACE_NUM=00\nUVCUSE=1\nUVCUSE_INDEX=0\n");
+	/* its metadata node: the same camera, index 1 (the by-id link's) */
+	ck_assert_int_gt(status_msg_udev_properties(&st, 1, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\nUVCUSE=1\nUVCUSE_INDEX=1\n"));
 
 	/* PCI controller, hub ports, no strings: usb_id's hex fallbacks */
 	st = sample();
 	strcpy(st.bus_info, "usb-0000:00:14.0-2.3");
 	st.manufacturer[0] = st.product[0] = st.serial[0] = '\0';
 	st.interface = 2;
-	ck_assert_int_gt(status_msg_udev_properties(&st, out, sizeof(out)), 0);
+	ck_assert_int_gt(status_msg_udev_properties(&st, 0, out, sizeof(out)), 0);
 	ck_assert_str_eq(out, "ID_VENDOR_ID=1d6b\nID_MODEL_ID=0102\nID_SERIAL=1d6b_0102\n"
 			      "ID_PATH=pci-0000:00:14.0-usb-0:2.3:1.2\n"
 			      "ID_PATH_TAG=pci-0000_00_14_0-usb-0_2_3_1_2\n"
-			      "ID_USB_INTERFACE_NUM=02\nUVCUSE=1\n");
+			      "ID_USB_INTERFACE_NUM=02\nUVCUSE=1\nUVCUSE_INDEX=0\n");
 
 	/* usb_id's cleaning: spaces collapse, unsafe characters become _ */
 	st = sample();
 	strcpy(st.manufacturer, "  Acme  Inc/x ");
 	strcpy(st.product, "Cam*1");
 	strcpy(st.serial, "S N");
-	ck_assert_int_gt(status_msg_udev_properties(&st, out, sizeof(out)), 0);
+	ck_assert_int_gt(status_msg_udev_properties(&st, 0, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "ID_SERIAL=Acme_Inc_x_Cam_1_S_N\nID_SERIAL_SHORT=S_N\n"));
 }
 END_TEST

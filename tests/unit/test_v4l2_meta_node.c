@@ -48,7 +48,9 @@ static void start(bool msxu)
 					.version = 0x060100,
 					.video_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING |
 						      V4L2_CAP_READWRITE | V4L2_CAP_EXT_PIX_FORMAT,
-					.msxu = msxu, .prios = &prios, .mem_ops = &ops };
+					.msxu = msxu, .prios = &prios, .mem_ops = &ops,
+					.input = { .index = 5, .name = "Camera 1",
+						   .type = V4L2_INPUT_TYPE_CAMERA } };
 	meta_node_init(&m, &cfg);
 	meta_node_open(&m, &a);
 	meta_node_open(&m, &b);
@@ -196,9 +198,34 @@ START_TEST(buffer_carries_the_frame)
 }
 END_TEST
 
+/* No media controller: the video node's input, as V4L2 requires of a
+ * capture node without one. */
+START_TEST(the_video_nodes_input)
+{
+	struct v4l2_input in = { .index = 0 };
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_ENUMINPUT, &in), 0);
+	ck_assert_uint_eq(in.index, 0);
+	ck_assert_str_eq((char *)in.name, "Camera 1");
+	ck_assert_uint_eq(in.type, V4L2_INPUT_TYPE_CAMERA);
+	in.index = 1;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_ENUMINPUT, &in), -EINVAL);
+	uint32_t index = 7;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_G_INPUT, &index), 0);
+	ck_assert_uint_eq(index, 0);
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_S_INPUT, &index), 0);
+	index = 1;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_S_INPUT, &index), -EINVAL);
+	/* S_INPUT needs the priority: another file's RECORD refuses it */
+	uint32_t record = V4L2_PRIORITY_RECORD;
+	ck_assert_int_eq(ioctl_(&b, VIDIOC_S_PRIORITY, &record), 0);
+	index = 0;
+	ck_assert_int_eq(ioctl_(&a, VIDIOC_S_INPUT, &index), -EBUSY);
+}
+END_TEST
+
 START_TEST(the_rest_enotty)
 {
-	static const unsigned cmds[] = { VIDIOC_G_INPUT, VIDIOC_ENUMINPUT, VIDIOC_QUERYCTRL,
+	static const unsigned cmds[] = { VIDIOC_QUERYCTRL,
 					 VIDIOC_G_CTRL, VIDIOC_SUBSCRIBE_EVENT, VIDIOC_EXPBUF,
 					 VIDIOC_G_PARM, VIDIOC_ENUM_FRAMESIZES, VIDIOC_LOG_STATUS };
 	uint8_t arg[256] = { 0 };
@@ -213,6 +240,7 @@ int main(void)
 	TCase *t = tcase_create("meta-node");
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, querycap_meta_capture);
+	tcase_add_test(t, the_video_nodes_input);
 	tcase_add_test(t, formats_uvch_then_uvcm);
 	tcase_add_test(t, buffer_size_settable);
 	tcase_add_test(t, priority_shared_with_video);
