@@ -51,48 +51,17 @@ static struct timeval now_tv(void)
 	return timeval_of_ns(now_ns());
 }
 
-/* The camera clock's samples: the SCRs of the transfers since the last
- * frame. */
-static void feed_clock(struct dev_frames *f)
+/* A frame's timestamp (uvc/stamper.h): its exposure from the camera's
+ * clock, fed with the SCRs of the transfers since the last frame, or when
+ * its first payload came. */
+static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_event *ev)
 {
 	struct uvc_scr_sample s[UVC_ASM_SCR_SAMPLES];
 	unsigned n = uvc_assembler_take_scr(&f->assembler, s, UVC_ASM_SCR_SAMPLES);
 	for (unsigned k = 0; k < n; k++)
-		if (s[k].host_ns)
-			uvc_clock_sample(&f->clock, s[k].stc, s[k].host_ns);
-}
-
-/* Whether the camera clock's time t of a frame's exposure can be: not
- * after its first payload came (start, 0: unknown), give or take the 5 ms
- * the clock's delivery delay may be off; not a second before it. A camera
- * whose PTS or SCR is no clock gives times that are neither: the frame is
- * stamped at its first payload instead. */
-static bool plausible_exposure(uint64_t t, uint64_t start)
-{
-	return !start || (t <= start + 5000000u && t + 1000000000u >= start);
-}
-
-/* A frame's timestamp: its PTS on the host's time line when the camera
- * clock is used and can say; else when its first payload came (start of
- * frame, as uvcvideo stamps it), else now. Never earlier than the frame
- * before: the clock's first estimate and the arrival times it replaces
- * differ by a few milliseconds, and apps take a step back for a bug. */
-static struct timeval frame_time(struct dev_frames *f, const struct uvc_frame_event *ev)
-{
-	uint64_t t = 0;
-
-	if (f->camera_clock) {
-		feed_clock(f);
-		if (!ev->has_pts || !uvc_clock_to_host(&f->clock, ev->pts, &t) ||
-		    !plausible_exposure(t, ev->start_ns))
-			t = 0;
-	}
-	if (!t)
-		t = ev->start_ns ? ev->start_ns : now_ns();
-	if (f->last_stamp_ns && t < f->last_stamp_ns + 1000)
-		t = f->last_stamp_ns + 1000; /* a microsecond: a timeval's step */
-	f->last_stamp_ns = t;
-	return timeval_of_ns(t);
+		uvc_stamper_sample(&f->stamper, s[k].stc, s[k].host_ns);
+	return timeval_of_ns(
+		uvc_stamper_frame(&f->stamper, ev->has_pts, ev->pts, ev->start_ns, now_ns(), NULL));
 }
 
 /* The camera's sequence number of a frame of the assembler: its count

@@ -15,7 +15,7 @@
 #include "cuse/ioctl_table.h"
 #include "device/convert_stream.h"
 #include "device/device.h"
-#include "uvc/clock.h"
+#include "uvc/stamper.h"
 #include "uvc/metadata.h"
 #include "uvc/payload.h"
 #include "v4l2/meta_node.h"
@@ -181,11 +181,10 @@ struct dev_frames {
 	/* the node queued buffers (node_ops.buffer_queued): they reach the
 	 * assembler and the converters when the request or frame is done */
 	bool buffers_due;
-	/* with camera_clock set: the camera's clock on the host's time line,
-	 * fed with the SCR of every transfer, and the frames stamped from it */
-	struct uvc_clock clock;
+	/* the frames' timestamps: from the camera's clock (fed with the SCR of
+	 * every transfer) when camera_clock is set and it can say */
+	struct uvc_stamper stamper;
 	bool camera_clock;
-	uint64_t last_stamp_ns; /* the stream's last frame's timestamp (0: none) */
 	bool drop_errored; /* device_config.drop_errored */
 };
 
@@ -328,6 +327,9 @@ void startup_identity(const struct usb_camera_id *id, struct node_identity *iden
 void startup_controls(struct usb_camera *cam, struct ctrls *c);
 /* The start-up probe, as uvc_video_init. */
 void startup_probe(struct usb_camera *cam, struct uvc_probe *probe);
+/* Whether the camera sends Microsoft's metadata, turned on as uvcvideo
+ * 6.17 does (its MSXU's metadata control set to its maximum). */
+bool startup_msxu(struct usb_camera *cam);
 
 /* --- requests.c: the apps' requests through CUSE ------------------------------ */
 

@@ -339,7 +339,7 @@ static void node_config(struct device *dev, struct meta_node_config *mc)
 		.bus_info = dev->node.id.bus_info,
 		.version = dev->node.id.version,
 		.video_caps = vcap.device_caps,
-		.msxu = false,
+		.msxu = startup_msxu(dev->cam),
 		.input = input,
 		.prios = &dev->node.prios,
 		.mem_ops = &meta_mem_ops,

@@ -143,3 +143,22 @@ void startup_identity(const struct usb_camera_id *id, struct node_identity *iden
 		append_function(ident->card, sizeof(ident->card), id->function);
 	memcpy(ident->bus_info, id->bus_info, sizeof(ident->bus_info) - 1);
 }
+
+/* Microsoft's metadata, as uvcvideo 6.17 turns it on: GET_CUR of the MSXU's
+ * metadata control; non-zero: the camera sends it already; else GET_MAX and
+ * SET_CUR of that maximum. Any refusal: none (UVCH only). */
+bool startup_msxu(struct usb_camera *cam)
+{
+	const struct uvc_entity *unit = uvc_meta_msxu_unit(usb_camera_model(cam));
+	uint8_t v[4] = { 0 };
+	if (!unit || usb_query_ctrl(cam, UVC_GET_CUR, unit->id, UVC_MSXU_CONTROL_METADATA, v, 4) < 0)
+		return false;
+	bool on = v[0] | v[1] | v[2] | v[3];
+	if (!on && usb_query_ctrl(cam, UVC_GET_MAX, unit->id, UVC_MSXU_CONTROL_METADATA, v, 4) == 4 &&
+	    (v[0] | v[1] | v[2] | v[3]))
+		on = usb_query_ctrl(cam, UVC_SET_CUR, unit->id, UVC_MSXU_CONTROL_METADATA, v, 4) == 4;
+	if (on)
+		log_info("the camera sends Microsoft's UVC 1.5 metadata (its MSXU, unit %u): the "
+			 "metadata node offers UVCM", unit->id);
+	return on;
+}

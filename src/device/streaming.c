@@ -177,9 +177,10 @@ int device_stream_on(void *opaque, const struct uvc_probe *probe)
 	const struct uvc_format *format = node_current_fmt(&dev->node)->format;
 	uvc_assembler_reset(&dev->frames.assembler);
 	/* UVC 1.1 commits the clock's frequency; 1.0 names it in the header */
-	uvc_clock_init(&dev->frames.clock, probe->clock_frequency ? probe->clock_frequency
-								   : usb_camera_model(dev->cam)->clock_frequency);
-	dev->frames.last_stamp_ns = 0;
+	uvc_stamper_init(&dev->frames.stamper,
+			 probe->clock_frequency ? probe->clock_frequency
+						: usb_camera_model(dev->cam)->clock_frequency,
+			 dev->frames.camera_clock, (uint64_t)probe->interval * 100u);
 	dev->frames.assembler.drop_errors = dev->frames.drop_errored;
 	dev->frames.assembler.no_fid = usb_camera_model(dev->cam)->quirks & UVC_QUIRK_STREAM_NO_FID;
 	uvc_assembler_set_expected(&dev->frames.assembler,

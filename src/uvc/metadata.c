@@ -6,6 +6,23 @@
 
 #include <linux/usb/video.h>
 
+#include "uvc/descriptors.h"
+
+const uint8_t uvc_msxu_guid[16] = {
+	0xdc, 0x95, 0x3f, 0x0f, 0x32, 0x26, 0x4e, 0x4c,
+	0x92, 0xc9, 0xa0, 0x47, 0x82, 0xf4, 0x3b, 0xc8,
+};
+
+const struct uvc_entity *uvc_meta_msxu_unit(const struct uvc_camera *camera)
+{
+	for (unsigned i = 0; i < camera->n_entities; i++) {
+		const struct uvc_entity *e = &camera->entities[i];
+		if (e->kind == UVC_ENTITY_EXTENSION_UNIT && !memcmp(e->guid, uvc_msxu_guid, 16))
+			return e;
+	}
+	return NULL;
+}
+
 void uvc_meta_begin(struct uvc_meta_writer *w, uint8_t *buf, size_t cap)
 {
 	w->buf = buf;

@@ -30,6 +30,19 @@
 #define V4L2_META_FMT_UVC_MSXU_1_5 v4l2_fourcc('U', 'V', 'C', 'M')
 #endif
 
+/* Microsoft's UVC 1.5 extension unit (UVC_GUID_MSXU_1_5 in the kernel's
+ * <linux/usb/uvc.h>, which Debian 12's uapi headers lack) and its metadata
+ * control: a camera whose MSXU answers it sends Microsoft's metadata in its
+ * payload headers once the control is set to its maximum (uvcvideo 6.17's
+ * uvc_meta_detect_msxu). */
+extern const uint8_t uvc_msxu_guid[16];
+#define UVC_MSXU_CONTROL_METADATA 0x09
+
+struct uvc_camera;
+struct uvc_entity;
+/* The camera's MSXU, or NULL. */
+const struct uvc_entity *uvc_meta_msxu_unit(const struct uvc_camera *camera);
+
 /* A block's fixed part: ns (8), sof (2), length (1), flags (1). */
 #define UVC_META_BLOCK_HEAD 12
 /* uvcvideo's buffer size (UVC_METADATA_BUF_SIZE), and 7.1's least. */

@@ -278,7 +278,8 @@ one_camera() {
 # Lanes, each its cameras in turn, run side by side: one camera at a time
 # leaves one of the guest's two CPUs mostly idle (its steps wait on each
 # other); three lanes overload TCG enough for a control transfer to time out.
-# Camera n goes to lane n % LANES, with serial CAMn and the node video1L.
+# Camera n goes to lane n % LANES, with serial CAMn and the node video1(2L)
+# (its metadata node takes the number after it).
 # A lane goes on after a failing step (set +e): the camera's report says what
 # failed, and the next camera is compared.
 LANES=2
@@ -288,7 +289,7 @@ lane() {
 	for name in "${NAMES[@]}"; do
 		k=$((k + 1))
 		[ $((k % LANES)) -eq "$1" ] || continue
-		one_camera "$name" "CAM$k" "video1$1"
+		one_camera "$name" "CAM$k" "video1$(($1 * 2))"
 		echo "$name" >>"$WORK/done"
 	done
 }

@@ -44,7 +44,11 @@ ctrl_probe() {
 }
 
 load_modules vhci-hcd uvcvideo cuse
-vcam_start "$SERIAL" --profile "$PROFILE"
+# the isochronous camera has Microsoft's metadata unit too (uvcvideo 6.1
+# does not know it; uvcuse turns it on and offers UVCM)
+MSXU=()
+[ "$PROFILE" = default ] && MSXU=(--msxu)
+vcam_start "$SERIAL" --profile "$PROFILE" "${MSXU[@]}"
 KNODE=$(video_node "$SERIAL")
 
 step "uvcvideo's enumeration and mmap rates on $PROFILE (the reference)"
@@ -101,11 +105,21 @@ echo "v4l2-compliance on $META: as on uvcvideo's but for its media controller ($
 
 step "video and metadata at once: each metadata buffer pairs with its frame (MMAP, then USERPTR)"
 v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV --set-parm=30 || fail "setting YUYV"
-for memory in mmap userptr; do
-	"$UVCUSE_RUN" "$METAGRAB" "$NODE" "$META" 45 $memory >"$WORK/metagrab-$memory.log" ||
-		{ cat "$WORK/metagrab-$memory.log"; fail "metadata does not pair with the frames ($memory)"; }
-	grep -m 3 '^meta ' "$WORK/metagrab-$memory.log"
-	echo "$memory: $(tail -n 1 "$WORK/metagrab-$memory.log")"
+v4l2-ctl -d "$META" --list-formats-meta | grep "'UVC" | tee "$WORK/meta-formats"
+if [ ${#MSXU[@]} = 1 ]; then
+	grep -q "'UVCM'" "$WORK/meta-formats" || fail "the camera's Microsoft metadata is not offered (UVCM)"
+	grep -q "control msxu_metadata = $VCAM_MSXU_MAX" "$WORK/vcam-$SERIAL.log" ||
+		fail "uvcuse did not turn the camera's Microsoft metadata on"
+	RUNS=("mmap uvch" "userptr uvcm")
+else
+	! grep -q "'UVCM'" "$WORK/meta-formats" || fail "UVCM offered for a camera without Microsoft metadata"
+	RUNS=("mmap uvch" "userptr uvch")
+fi
+for run in "${RUNS[@]}"; do
+	"$UVCUSE_RUN" "$METAGRAB" "$NODE" "$META" 45 $run >"$WORK/metagrab.log" ||
+		{ cat "$WORK/metagrab.log"; fail "metadata does not pair with the frames ($run)"; }
+	grep -m 3 '^meta ' "$WORK/metagrab.log"
+	echo "$run: $(tail -n 1 "$WORK/metagrab.log")"
 done
 
 step "enumeration: uvcvideo's, then the converted formats"

@@ -272,6 +272,7 @@ UVCUSE=$BUILD/src/uvcuse
 UVCUSE_RUN=$BUILD/src/preload/uvcuse-run
 READCAP=$BUILD/tests/tools/uvcuse-readcap
 METAGRAB=$BUILD/tests/tools/uvcuse-metagrab
+VCAM_MSXU_MAX=1024 # tests/vcam/controls.h
 UVCUSE_PID=
 
 # uvcuse_start SERIAL NAME [uvcuse options...]: serves the camera with that

@@ -5,8 +5,11 @@
  * buffer's sequence is a video frame's, with the same timestamp, and the
  * PTS of its blocks is the one uvcuse-vcam stamped on that frame (its
  * clock at the exposure time the frame's stamp carries, the vcam's
- * nominal 48 MHz clock). Prints a line per buffer and a verdict; exit 1 on
- * any mismatch. MMAP needs the preload library (uvcuse-run) on uvcuse. */
+ * nominal 48 MHz clock). With UVCM (Microsoft's metadata, uvcuse-vcam
+ * --msxu) each block is the whole header, whose metadata item must carry
+ * the frame's own sequence number (its stamp's). Prints a line per buffer
+ * and a verdict; exit 1 on any mismatch. MMAP needs the preload library
+ * (uvcuse-run) on uvcuse. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,6 +31,10 @@
 #define NBUF 4
 #define MAX_FRAMES 1024
 #define VCAM_CLOCK_HZ 48000000u /* tests/vcam/descriptors.h */
+#define VCAM_MSXU_ITEM_ID 0x80000001u /* tests/vcam/payload.h */
+#ifndef V4L2_META_FMT_UVC_MSXU_1_5
+#define V4L2_META_FMT_UVC_MSXU_1_5 v4l2_fourcc('U', 'V', 'C', 'M')
+#endif
 
 struct node {
 	int fd;
@@ -41,11 +48,19 @@ struct seen {
 	bool have;
 	uint64_t ts_us;
 	uint64_t exposure_ns; /* the video frame's stamp (0: none) */
+	uint32_t camera_seq;  /* the video frame's stamp; the UVCM item's */
+	bool has_item;
 	uint32_t pts;         /* the metadata buffer's (has_pts) */
 	bool has_pts;
 	unsigned blocks;
 };
 static struct seen video[MAX_FRAMES], meta[MAX_FRAMES];
+static bool whole_headers; /* UVCM */
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 static int xioctl(int fd, unsigned long cmd, void *arg)
 {
@@ -100,8 +115,17 @@ static bool parse_blocks(const uint8_t *p, size_t len, struct seen *s)
 	while (off + 12 <= len) {
 		uint8_t hlen = p[off + 10], flags = p[off + 11];
 		size_t keep = 2 + ((flags & UVC_STREAM_PTS) ? 4 : 0) + ((flags & UVC_STREAM_SCR) ? 6 : 0);
+		if (whole_headers)
+			keep = hlen;
 		if (hlen < 2 || off + 10 + keep > len)
 			return false;
+		/* UVCM: the item after the standard 12 bytes (one in each) */
+		if (whole_headers && keep >= 12 + 12 && le32(p + off + 22) == VCAM_MSXU_ITEM_ID) {
+			uint32_t seq = le32(p + off + 30);
+			same = same && (!s->has_item || seq == s->camera_seq);
+			s->camera_seq = seq;
+			s->has_item = true;
+		}
 		if (flags & UVC_STREAM_PTS) {
 			uint32_t pts;
 			memcpy(&pts, p + off + 12, 4);
@@ -130,7 +154,9 @@ static unsigned dq_video(struct node *n, unsigned w, unsigned h)
 	printf("video seq %u ts %" PRIu64 " flags 0x%x stamp %s t %" PRIu64 "\n", b.sequence,
 	       ts_us(&b), b.flags, r ? "none" : "ok", st.time_ns);
 	if (b.sequence < MAX_FRAMES)
-		video[b.sequence] = (struct seen){ true, ts_us(&b), r ? 0 : st.time_ns, 0, false, 0 };
+		video[b.sequence] = (struct seen){ .have = true, .ts_us = ts_us(&b),
+						   .exposure_ns = r ? 0 : st.time_ns,
+						   .camera_seq = st.sequence };
 	uint32_t sequence = b.sequence; /* QBUF's answer clears it */
 	if (xioctl(n->fd, VIDIOC_QBUF, &b) < 0)
 		die("video QBUF");
@@ -176,7 +202,10 @@ static int verdict(unsigned last_video)
 				  : !meta[i].has_pts		      ? "no PTS"
 				  : !video[i].exposure_ns	      ? "the frame has no stamp"
 				  : vcam_pts(video[i].exposure_ns) != meta[i].pts ? "PTS is not the vcam's"
-										  : NULL;
+				  : whole_headers && !meta[i].has_item ? "no Microsoft metadata item"
+				  : whole_headers && meta[i].camera_seq != video[i].camera_seq
+					  ? "its metadata item names another frame"
+					  : NULL;
 		if (why) {
 			printf("metadata buffer %u: %s\n", i, why);
 			bad++;
@@ -193,7 +222,7 @@ static int verdict(unsigned last_video)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "Usage: uvcuse-metagrab VIDEO META FRAMES [userptr]\n");
+		fprintf(stderr, "Usage: uvcuse-metagrab VIDEO META FRAMES [mmap|userptr] [uvch|uvcm]\n");
 		return 2;
 	}
 	struct node v = { .fd = open(argv[1], O_RDWR) }, m = { .fd = open(argv[2], O_RDWR) };
@@ -203,6 +232,15 @@ int main(int argc, char **argv)
 	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
 	if (xioctl(v.fd, VIDIOC_G_FMT, &f) < 0 || f.fmt.pix.pixelformat != V4L2_PIX_FMT_YUYV)
 		die("G_FMT (YUYV needed)");
+	if (argc > 5 && !strcmp(argv[5], "uvcm")) {
+		struct v4l2_format mf = { .type = V4L2_BUF_TYPE_META_CAPTURE };
+		mf.fmt.meta.dataformat = V4L2_META_FMT_UVC_MSXU_1_5;
+		mf.fmt.meta.buffersize = 65536;
+		if (xioctl(m.fd, VIDIOC_S_FMT, &mf) < 0 ||
+		    mf.fmt.meta.dataformat != V4L2_META_FMT_UVC_MSXU_1_5)
+			die("S_FMT UVCM (not offered)");
+		whole_headers = true;
+	}
 	setup(&m, V4L2_BUF_TYPE_META_CAPTURE,
 	      argc > 4 && !strcmp(argv[4], "userptr") ? V4L2_MEMORY_USERPTR : V4L2_MEMORY_MMAP);
 	setup(&v, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP);

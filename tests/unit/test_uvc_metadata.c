@@ -9,6 +9,7 @@
 #include <linux/uvcvideo.h>
 
 #include "unit_run.h"
+#include "uvc/descriptors.h"
 #include "uvc/metadata.h"
 
 #define NS 1234567890123ull
@@ -74,6 +75,23 @@ END_TEST
 
 /* UVCM keeps the whole header: vendor bytes (Microsoft's metadata items)
  * make a header worth keeping even with the SCR unchanged. */
+/* The camera's MSXU: the extension unit of Microsoft's GUID, not another
+ * one's, not a unit of another kind with that GUID's bytes. */
+START_TEST(msxu_unit_found_by_its_guid)
+{
+	struct uvc_entity e[3] = { { .kind = UVC_ENTITY_EXTENSION_UNIT, .id = 3 },
+				   { .kind = UVC_ENTITY_PROCESSING_UNIT, .id = 4 },
+				   { .kind = UVC_ENTITY_EXTENSION_UNIT, .id = 6 } };
+	struct uvc_camera cam = { .n_entities = 3, .entities = e };
+	memcpy(e[1].guid, uvc_msxu_guid, 16);
+	ck_assert_ptr_null(uvc_meta_msxu_unit(&cam));
+	memcpy(e[2].guid, uvc_msxu_guid, 16);
+	ck_assert_ptr_eq(uvc_meta_msxu_unit(&cam), &e[2]);
+	ck_assert_uint_eq(uvc_msxu_guid[0], 0xdc); /* {0f3f95dc-...}: little-endian groups */
+	ck_assert_uint_eq(uvc_msxu_guid[15], 0xc8);
+}
+END_TEST
+
 START_TEST(uvcm_keeps_whole_headers)
 {
 	uint8_t buf[256], p[64];
@@ -152,6 +170,7 @@ int main(void)
 	tcase_add_test(t, uvch_keeps_new_scr_standard_part);
 	tcase_add_test(t, bare_header_never_kept);
 	tcase_add_test(t, uvcm_keeps_whole_headers);
+	tcase_add_test(t, msxu_unit_found_by_its_guid);
 	tcase_add_test(t, full_buffer_errored);
 	tcase_add_test(t, short_header_read_within_packet);
 	tcase_add_test(t, no_buffer_nothing_kept);

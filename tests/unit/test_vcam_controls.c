@@ -749,6 +749,29 @@ END_TEST
 
 /* ---- the extension unit ---- */
 
+/* --msxu: the XU's metadata control (selector 9, bmControls bit 8), off
+ * until the host sets it, as a camera with Microsoft's metadata has it. */
+START_TEST(test_msxu_metadata_control)
+{
+	uint8_t d[4];
+	ck_assert_uint_eq(vcam_controls_msxu_size(c), 0);
+	ck_assert_int_eq(req(XU, UVC_GET_CUR, VCAM_XU_MSXU_METADATA, d, 4), -1);
+	ck_assert_uint_eq(error_code(), VCAM_ERR_INVALID_CONTROL);
+	vcam_controls_enable_msxu(c);
+	ck_assert_uint_eq(vcam_controls_bitmap(c, XU), 0x107);
+	ck_assert_uint_eq(vcam_controls_xu_count(c), 4);
+	ck_assert_int_eq(get(XU, UVC_GET_LEN, VCAM_XU_MSXU_METADATA, 2, false), 4);
+	ck_assert_uint_eq(info(XU, VCAM_XU_MSXU_METADATA), INFO_RW);
+	ck_assert_int_eq(get(XU, UVC_GET_CUR, VCAM_XU_MSXU_METADATA, 4, false), 0);
+	ck_assert_int_eq(get(XU, UVC_GET_MAX, VCAM_XU_MSXU_METADATA, 4, false), VCAM_MSXU_MAX);
+	ck_assert_int_eq(set(XU, VCAM_XU_MSXU_METADATA, 4, VCAM_MSXU_MAX), 0);
+	ck_assert_uint_eq(vcam_controls_msxu_size(c), VCAM_MSXU_MAX);
+	/* {0f3f95dc-2632-4c4e-92c9-a04782f43bc8}, first groups little-endian */
+	ck_assert_uint_eq(vcam_msxu_guid[0], 0xdc);
+	ck_assert_uint_eq(vcam_msxu_guid[15], 0xc8);
+}
+END_TEST
+
 START_TEST(test_extension_unit)
 {
 	ck_assert_int_eq(get(XU, UVC_GET_LEN, VCAM_XU_LED_MODE, 2, false), 1);
@@ -856,6 +879,7 @@ int main(void)
 	tcase_add_test(tc, test_zoom_relative_motion);
 	tcase_add_test(tc, test_pan_relative_motion);
 	tcase_add_test(tc, test_extension_unit);
+	tcase_add_test(tc, test_msxu_metadata_control);
 	tcase_add_test(tc, test_log_callback);
 	suite_add_tcase(s, tc);
 

@@ -23,6 +23,37 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* A frame with Microsoft's metadata: every header of it is 28 bytes, its
+ * item (Id, Size, the frame's sequence) after the standard 12; the frame's
+ * bytes all arrive after the longer headers; the next frame without it is
+ * back to 12. */
+START_TEST(msxu_item_in_each_header)
+{
+	struct vcam_payload p;
+	uint8_t pkt[1024], got[5000];
+	size_t len = 5000, pos = 0;
+	fill_frame(len);
+	vcam_payload_reset(&p, sizeof(pkt));
+	vcam_payload_start_frame(&p, frame, len, 1000000000ull, false);
+	vcam_payload_set_msxu(&p, 77);
+	while (p.in_frame) {
+		size_t n = vcam_payload_iso_packet(&p, pkt, sizeof(pkt), 2000000000ull);
+		ck_assert_uint_eq(pkt[0], VCAM_PAYLOAD_HEADER + VCAM_MSXU_ITEM);
+		ck_assert_uint_eq(get32(pkt + 12), VCAM_MSXU_ITEM_ID);
+		ck_assert_uint_eq(get32(pkt + 16), VCAM_MSXU_ITEM);
+		ck_assert_uint_eq(get32(pkt + 20), 77);
+		ck_assert_uint_eq(get32(pkt + 2), vcam_payload_clock(1000000000ull));
+		memcpy(got + pos, pkt + pkt[0], n - pkt[0]);
+		pos += n - pkt[0];
+	}
+	ck_assert_uint_eq(pos, len);
+	ck_assert_mem_eq(got, frame, len);
+	vcam_payload_start_frame(&p, frame, len, 0, false);
+	vcam_payload_iso_packet(&p, pkt, sizeof(pkt), 0);
+	ck_assert_uint_eq(pkt[0], VCAM_PAYLOAD_HEADER);
+}
+END_TEST
+
 START_TEST(iso_packets_carry_a_frame_then_headers)
 {
 	struct vcam_payload p;
@@ -343,6 +374,7 @@ int main(void)
 	Suite *s = suite_create("vcam-payload");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, iso_packets_carry_a_frame_then_headers);
+	tcase_add_test(tc, msxu_item_in_each_header);
 	tcase_add_test(tc, clock_drift_and_offset);
 	tcase_add_test(tc, iso_packet_smaller_than_header_is_empty);
 	tcase_add_test(tc, bulk_whole_frame_payload);

@@ -286,6 +286,8 @@ static void controls_reset(struct vcam_camera *cam)
 	}
 	if (cam->controls)
 		vcam_controls_set_log(cam->controls, controls_changed, cam);
+	if (cam->controls && cam->cfg.msxu && !cam->imp)
+		vcam_controls_enable_msxu(cam->controls);
 }
 
 static int send_status(struct vcam_camera *cam)
@@ -496,6 +498,8 @@ static bool next_frame(struct vcam_camera *cam, uint64_t now_ns)
 		}
 	}
 	vcam_payload_start_frame(&cam->payload, frame, len, capture_ns, error);
+	if (vcam_controls_msxu_size(cam->controls) >= VCAM_MSXU_ITEM)
+		vcam_payload_set_msxu(&cam->payload, sequence);
 	if (cam->cfg.payload_faults && every_nth(sequence, cam->cfg.fault_every)) {
 		vcam_payload_set_faults(&cam->payload, cam->cfg.payload_faults);
 		cam->stats.frames_faulted++;
@@ -1194,7 +1198,7 @@ struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg)
 		.pu_controls = vcam_controls_bitmap(cam->controls, VCAM_ENTITY_PROCESSING),
 		.xu_controls = vcam_controls_bitmap(cam->controls, VCAM_ENTITY_EXTENSION),
 		.xu_count = (uint8_t)vcam_controls_xu_count(cam->controls),
-		.xu_guid = vcam_xu_guid,
+		.xu_guid = cfg->msxu ? vcam_msxu_guid : vcam_xu_guid,
 	};
 	power_on_state(cam);
 	return cam;

@@ -43,6 +43,10 @@ struct vcam_camera_config {
 	const struct vcam_impersonation *impersonate;
 	const char *serial;
 	bool unpaced;          /* frames as fast as the host takes them */
+	/* Microsoft's UVC 1.5 metadata: the XU takes the MSXU GUID and its
+	 * metadata control; once the host sets that, each payload header of a
+	 * frame carries a metadata item with the frame's sequence (payload.h) */
+	bool msxu;
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
 	unsigned corrupt_jpeg_every; /* damage the scan of every Nth MJPEG frame (0: never) */
 	/* enum vcam_payload_fault in every fault_every-th frame (isochronous) */

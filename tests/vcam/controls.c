@@ -54,6 +54,11 @@ const uint8_t vcam_xu_guid[16] = {
 	0x8d, 0x1e, 0x3c, 0x5a, 0x9f, 0x2b, 0x6e, 0x01,
 };
 
+const uint8_t vcam_msxu_guid[16] = {
+	0xdc, 0x95, 0x3f, 0x0f, 0x32, 0x26, 0x4e, 0x4c,
+	0x92, 0xc9, 0xa0, 0x47, 0x82, 0xf4, 0x3b, 0xc8,
+};
+
 /* UVC 1.5's processing unit selector 0x13, which <linux/usb/video.h> lacks. */
 #define PU_CONTRAST_AUTO_CONTROL 0x13
 
@@ -142,6 +147,7 @@ struct spec {
 	uint8_t naxes;
 	struct axis ax[2];
 	bool impersonation_only; /* not part of the vcam's own profiles */
+	bool msxu_only;          /* offered with vcam_controls_enable_msxu() */
 };
 
 /* One line per control, in table order. */
@@ -188,6 +194,7 @@ enum {
 	C_XU_LED_MODE,
 	C_XU_TEST_PATTERN,
 	C_XU_REQUEST_COUNTER,
+	C_XU_MSXU_METADATA, /* with --msxu only */
 	C_POWER_MODE,
 	C_ERROR_CODE,
 	N_CONTROLS
@@ -364,6 +371,10 @@ static const struct spec specs[N_CONTROLS] = {
 	[C_XU_REQUEST_COUNTER] = { XU(VCAM_XU_REQUEST_COUNTER, "xu_request_counter"),
 				   .kind = K_COUNTER, ONE(4, false, 0, UINT32_MAX, 1, 0),
 				   .requests = RQ_READ_RANGE, .caps = CAP_RO, NO_MASTER },
+
+	[C_XU_MSXU_METADATA] = { XU(VCAM_XU_MSXU_METADATA, "msxu_metadata"), .kind = K_VALUE,
+				 ONE(4, false, 0, VCAM_MSXU_MAX, 1, 0), .requests = RQ_RANGE,
+				 .caps = CAP_RW, NO_MASTER, .msxu_only = true },
 
 	[C_POWER_MODE] = { VC(UVC_VC_VIDEO_POWER_MODE_CONTROL, "video_power_mode"),
 			   .kind = K_POWER_MODE, .size = 1, .requests = RQ_SET | RQ_CUR | RQ_INFO,
@@ -560,7 +571,7 @@ struct vcam_controls *vcam_controls_new(uint16_t bcd_uvc)
 	if (bcd_uvc != 0x0110 && bcd_uvc != 0x0150)
 		return NULL;
 	for (int i = 0; i < N_CONTROLS; i++)
-		offered[i] = !specs[i].impersonation_only;
+		offered[i] = !specs[i].impersonation_only && !specs[i].msxu_only;
 	return controls_new(bcd_uvc, offered);
 }
 
@@ -603,6 +614,16 @@ unsigned vcam_controls_xu_count(const struct vcam_controls *c)
 	return n;
 }
 
+void vcam_controls_enable_msxu(struct vcam_controls *c)
+{
+	c->offered[C_XU_MSXU_METADATA] = true;
+}
+
+uint32_t vcam_controls_msxu_size(const struct vcam_controls *c)
+{
+	return c->offered[C_XU_MSXU_METADATA] ? (uint32_t)c->st[C_XU_MSXU_METADATA].cur[0] : 0;
+}
+
 static int find(enum vcam_entity e, uint8_t selector)
 {
 	for (int i = 0; i < N_CONTROLS; i++)
@@ -615,8 +636,9 @@ const char *vcam_controls_name(enum vcam_entity e, uint8_t selector)
 {
 	int i = find(e, selector);
 
-	/* the vcam's own camera: what impersonation adds is not among them */
-	return i < 0 || specs[i].impersonation_only ? NULL : specs[i].name;
+	/* the vcam's own camera: what impersonation and --msxu add is not
+	 * among them */
+	return i < 0 || specs[i].impersonation_only || specs[i].msxu_only ? NULL : specs[i].name;
 }
 
 int vcam_controls_reject(struct vcam_controls *c, uint8_t code)

@@ -72,7 +72,17 @@ enum {
 				      * 4 black; def 0 (stored only for now) */
 	VCAM_XU_REQUEST_COUNTER = 3, /* 4 bytes, read-only: SET_CUR requests the
 				      * camera accepted since power-on */
+	/* Microsoft's UVC 1.5 metadata control (MSXU_CONTROL_METADATA), with
+	 * vcam_controls_enable_msxu() only: 4 bytes, the metadata bytes the
+	 * camera may add to a frame's payload headers; 0 (the default): none.
+	 * GET_MAX: VCAM_MSXU_MAX. */
+	VCAM_XU_MSXU_METADATA = 9,
 };
+#define VCAM_MSXU_MAX 1024
+
+/* Microsoft's UVC 1.5 extension unit GUID (MSXU_1_5,
+ * {0f3f95dc-2632-4c4e-92c9-a04782f43bc8}), which the XU takes with --msxu. */
+extern const uint8_t vcam_msxu_guid[16];
 
 /* The extension unit's GUID, made up for uvcuse:
  * {7663616d-7563-4573-8d1e-3c5a9f2b6e01}, in descriptor byte order (the first
@@ -100,6 +110,10 @@ void vcam_controls_free(struct vcam_controls *c);
 uint32_t vcam_controls_bitmap(const struct vcam_controls *c, enum vcam_entity e);
 /* bNumControls of the XU descriptor. */
 unsigned vcam_controls_xu_count(const struct vcam_controls *c);
+/* The XU offers the MSXU metadata control too (--msxu). */
+void vcam_controls_enable_msxu(struct vcam_controls *c);
+/* Its value: the metadata bytes a frame may carry (0: none, or not offered). */
+uint32_t vcam_controls_msxu_size(const struct vcam_controls *c);
 
 /* Handles one class-specific control request (bRequest = request,
  * wValue high byte = selector). data holds wLength = length bytes: the input

@@ -216,6 +216,10 @@ static void usage(FILE *f)
 		"  -p, --profile NAME     camera profile (default: default; see --list-profiles)\n"
 		"  -s, --serial S         USB serial number (default: VCAM0001); tells cameras apart\n"
 		"  -u, --unpaced          send frames as fast as the host takes them\n"
+		"      --msxu             Microsoft's UVC 1.5 metadata: the extension unit\n"
+		"                         takes the MSXU GUID and its metadata control; once\n"
+		"                         the host sets it, each payload header carries an\n"
+		"                         item with the frame's sequence\n"
 		"  -e, --error-every N    set the ERR bit in every Nth frame\n"
 		"      --corrupt-jpeg-every N  damage the entropy-coded data of every Nth\n"
 		"                         MJPEG frame (RST markers where none belong)\n"
@@ -457,6 +461,7 @@ int main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "serial", required_argument, NULL, 's' },
 		{ "unpaced", no_argument, NULL, 'u' },
+		{ "msxu", no_argument, NULL, 'X' },
 		{ "error-every", required_argument, NULL, 'e' },
 		{ "corrupt-jpeg-every", required_argument, NULL, 'C' },
 		{ "ctrl-delay-ms", required_argument, NULL, 'D' },
@@ -501,6 +506,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			cfg.unpaced = true;
+			break;
+		case 'X':
+			cfg.msxu = true;
 			break;
 		case 'e':
 			if (parse_count("error-every", optarg, &cfg.error_every))

@@ -59,6 +59,28 @@ void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size
 	p->fault_step = 0;
 	p->packets_lost = 0;
 	p->zlp_next = false;
+	p->extra_len = 0;
+}
+
+/* bHeaderLength: the standard fields and the frame's metadata. */
+static size_t header_len(const struct vcam_payload *p)
+{
+	return VCAM_PAYLOAD_HEADER + p->extra_len;
+}
+
+static void put_le32(uint8_t *out, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (uint8_t)(v >> (8 * i));
+}
+
+void vcam_payload_set_msxu(struct vcam_payload *p, uint32_t sequence)
+{
+	put_le32(p->extra, VCAM_MSXU_ITEM_ID);
+	put_le32(p->extra + 4, VCAM_MSXU_ITEM);
+	put_le32(p->extra + 8, sequence);
+	put_le32(p->extra + 12, 0);
+	p->extra_len = VCAM_MSXU_ITEM;
 }
 
 static const char *const fault_names[] = {
@@ -105,14 +127,13 @@ static void write_header(struct vcam_payload *p, uint8_t *out, bool eof, uint64_
 	}
 	uint32_t stc = vcam_clock_read(&p->clock, scr_time(p, now_ns));
 	uint16_t sof = (uint16_t)((now_ns / 1000000u) & 0x7ff);
-	out[0] = VCAM_PAYLOAD_HEADER;
+	out[0] = (uint8_t)header_len(p);
 	out[1] = flags;
-	for (int i = 0; i < 4; i++) {
-		out[2 + i] = (uint8_t)(p->pts >> (8 * i));
-		out[6 + i] = (uint8_t)(stc >> (8 * i));
-	}
+	put_le32(out + 2, p->pts);
+	put_le32(out + 6, stc);
 	out[10] = sof & 0xff;
 	out[11] = sof >> 8;
+	memcpy(out + VCAM_PAYLOAD_HEADER, p->extra, p->extra_len);
 }
 
 static void frame_done(struct vcam_payload *p)
@@ -154,12 +175,12 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 			       uint64_t now_ns)
 {
 	p->packet_status = 0;
-	if (room < VCAM_PAYLOAD_HEADER)
+	if (room < header_len(p))
 		return 0;
 	if (!p->in_frame) {
 		/* Between frames a camera keeps sending headers with the old FID. */
 		write_header(p, out, false, now_ns);
-		return VCAM_PAYLOAD_HEADER;
+		return header_len(p);
 	}
 	if (p->faults & VCAM_FAULT_ZLP) {
 		p->zlp_next = !p->zlp_next;
@@ -172,7 +193,7 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 	if (fault == VCAM_FAULT_FID_TOGGLE)
 		p->fid = !p->fid; /* the rest of the frame looks like a new one */
 	size_t left = p->send_len - p->frame_pos;
-	size_t n = room - VCAM_PAYLOAD_HEADER;
+	size_t n = room - header_len(p);
 	if (fault == VCAM_FAULT_HEADER_LONG && n > 100)
 		n = 100; /* a packet shorter than the 255 bytes its header claims */
 	if (n > left)
@@ -198,12 +219,12 @@ size_t vcam_payload_iso_packet(struct vcam_payload *p, uint8_t *out, size_t room
 		out[0] = 1;
 	else if (fault == VCAM_FAULT_HEADER_LONG)
 		out[0] = 255;
-	copy_frame(p, out + VCAM_PAYLOAD_HEADER, p->frame_pos, n);
+	copy_frame(p, out + header_len(p), p->frame_pos, n);
 	p->frame_pos += n;
 	p->payloads++;
 	if (eof)
 		frame_done(p);
-	return VCAM_PAYLOAD_HEADER + n;
+	return header_len(p) + n;
 }
 
 long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, uint64_t now_ns)
@@ -223,11 +244,11 @@ long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, ui
 		}
 		/* A new payload transfer: header first, EOF if it holds the end. */
 		size_t left = p->send_len - p->frame_pos;
-		p->payload_len = left + VCAM_PAYLOAD_HEADER;
+		p->payload_len = left + header_len(p);
 		if (p->payload_len > p->max_payload)
 			p->payload_len = p->max_payload;
-		bool eof = p->payload_len == left + VCAM_PAYLOAD_HEADER;
-		uint8_t header[VCAM_PAYLOAD_HEADER];
+		bool eof = p->payload_len == left + header_len(p);
+		uint8_t header[VCAM_PAYLOAD_HEADER + VCAM_MSXU_ITEM];
 		write_header(p, header, eof, now_ns);
 		if (p->faults & VCAM_FAULT_NO_EOF)
 			header[1] &= (uint8_t)~UVC_STREAM_EOF;
@@ -239,11 +260,11 @@ long vcam_payload_bulk_urb(struct vcam_payload *p, uint8_t *out, size_t room, ui
 			header[0] = 1;
 		else if (p->faults & VCAM_FAULT_HEADER_LONG)
 			header[0] = 255;
-		size_t h = room < VCAM_PAYLOAD_HEADER ? room : VCAM_PAYLOAD_HEADER;
+		size_t h = room < header_len(p) ? room : header_len(p);
 		memcpy(out, header, h);
 		/* URBs smaller than a header do not happen with real hosts. */
 		written = h;
-		p->payload_pos = VCAM_PAYLOAD_HEADER;
+		p->payload_pos = header_len(p);
 		p->payloads++;
 	}
 	size_t n = p->payload_len - p->payload_pos;

@@ -9,7 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VCAM_PAYLOAD_HEADER 12
+#define VCAM_PAYLOAD_HEADER 12 /* without metadata (vcam_payload_set_msxu) */
+
+/* The Microsoft metadata item each header of a frame carries once the host
+ * turned MSXU metadata on (a KSCAMERA_METADATA_ITEMHEADER, Id and Size,
+ * then the frame's sequence and a zero): VCAM_MSXU_ITEM bytes after the
+ * standard 12, Id VCAM_MSXU_ITEM_ID (a custom one, bit 31). */
+#define VCAM_MSXU_ITEM 16
+#define VCAM_MSXU_ITEM_ID 0x80000001u
 
 /* Camera faults in one frame's isochronous packets (vcam_payload_set_faults),
  * combinable; uvcvideo's answer to each is the reference (daemon-faults). */
@@ -55,6 +62,9 @@ struct vcam_payload {
 	bool zlp_next;    /* VCAM_FAULT_ZLP: the next packet is empty */
 	int packet_status; /* of the last iso packet: 0, or -EPROTO */
 	uint32_t pts;   /* device clock at capture */
+	/* the metadata after the standard header fields (this frame's) */
+	uint8_t extra[VCAM_MSXU_ITEM];
+	size_t extra_len;
 	/* bulk: the payload transfer being sent */
 	size_t max_payload; /* dwMaxPayloadTransferSize */
 	size_t payload_len, payload_pos;
@@ -75,6 +85,10 @@ void vcam_payload_reset(struct vcam_payload *p, size_t max_payload);
 /* Starts sending a frame; the buffer must stay valid until it is done. */
 void vcam_payload_start_frame(struct vcam_payload *p, const uint8_t *frame, size_t len,
 			      uint64_t capture_ns, bool error);
+
+/* The frame just started carries Microsoft metadata (VCAM_MSXU_ITEM) in
+ * each of its payload headers. */
+void vcam_payload_set_msxu(struct vcam_payload *p, uint32_t sequence);
 
 /* Faults for the frame just started (0: none). */
 void vcam_payload_set_faults(struct vcam_payload *p, unsigned faults);
