@@ -104,14 +104,34 @@ static unsigned lower_hull(const struct uvc_clock *c, uint64_t host0, struct poi
 	return h;
 }
 
+/* A window too short to fit a slope in: the nominal rate through the
+ * least-delayed sample (the camera's clock drifts by parts per million,
+ * nothing over the few frames this lasts). */
+static uint64_t nominal_line(const struct uvc_clock *c, uint32_t pts)
+{
+	uint64_t host0 = c->s[at(c, c->n - 1)].host_ns;
+	double nominal = 1e9 / (double)c->hz, base = 0;
+	for (unsigned k = 0; k < c->n; k++) {
+		unsigned i = at(c, k);
+		double y = (double)(int64_t)(c->s[i].host_ns - host0) -
+			   nominal * (double)(c->s[i].stc - c->last_stc);
+		if (k == 0 || y < base)
+			base = y;
+	}
+	return (uint64_t)((int64_t)host0 +
+			  (int64_t)(base + nominal * (double)(unwrap(c, pts) - c->last_stc)));
+}
+
 bool uvc_clock_to_host(const struct uvc_clock *c, uint32_t pts, uint64_t *host_ns)
 {
 	struct point p[UVC_CLOCK_SAMPLES], hull[UVC_CLOCK_SAMPLES];
 
-	if (!c->hz || c->n < MIN_SAMPLES)
+	if (!c->hz || !c->n)
 		return false;
-	if (c->last_stc - c->s[at(c, 0)].stc < (int64_t)(c->hz / 10))
-		return false;
+	if (c->n < MIN_SAMPLES || c->last_stc - c->s[at(c, 0)].stc < (int64_t)(c->hz / 10)) {
+		*host_ns = nominal_line(c, pts);
+		return true;
+	}
 	uint64_t host0 = c->s[at(c, c->n - 1)].host_ns;
 	unsigned h = lower_hull(c, host0, p, hull);
 	double sum_x = 0, sum_y = 0, nominal = 1e9 / (double)c->hz;

@@ -45,9 +45,12 @@ void uvc_clock_init(struct uvc_clock *c, uint32_t hz);
  * when it came sooner after it was taken (a shorter delay). */
 void uvc_clock_sample(struct uvc_clock *c, uint32_t stc, uint64_t host_ns);
 
-/* The host time of the camera's clock reading pts, false while the
- * window is too small to say (fewer than 8 samples, or less than 100 ms
- * of the camera's clock) or the camera named no clock frequency. */
+/* The host time of the camera's clock reading pts; false before the first
+ * sample, or when the camera named no clock frequency. While the window is
+ * too small to fit the clock's rate in (fewer than 8 samples, or less than
+ * 100 ms of the camera's clock) the nominal rate stands in, through the
+ * least-delayed sample: the first frame of a stream is already stamped
+ * from the camera's clock. */
 bool uvc_clock_to_host(const struct uvc_clock *c, uint32_t pts, uint64_t *host_ns);
 
 #endif
