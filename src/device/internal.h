@@ -252,7 +252,6 @@ struct meta_parked {
 	struct meta_parked *next;
 };
 struct dev_meta_file {
-	struct device *dev;
 	struct cuse_file *cuse;
 	uid_t uid;
 	struct meta_file mf;
@@ -275,7 +274,6 @@ struct dev_meta {
 	bool share_warned;       /* its socket could not follow the node */
 	struct meta_node node;
 	struct dev_meta_file *files;
-	unsigned count;
 	struct uvc_meta_writer writer;
 	struct vq_buffer *filling; /* the buffer the writer fills, or NULL */
 };

@@ -106,14 +106,13 @@ static const struct vq_mem_ops meta_mem_ops = { .alloc = mem_alloc, .release = m
 
 /* --- waiting DQBUFs ----------------------------------------------------- */
 
-static void reply_dqbuf(struct dev_meta_file *f, struct cuse_req *req, struct v4l2_buffer *arg,
-			int res, const struct vq_buffer *b, bool staged)
+static void reply_dqbuf(struct cuse_req *req, struct v4l2_buffer *arg, int res,
+			const struct vq_buffer *b, bool staged)
 {
 	if (res == 0 && b && arg->memory == V4L2_MEMORY_USERPTR && !staged && arg->bytesused) {
 		cuse_reply_ioctl_data(req, 0, arg, arg->m.userptr, b->mem, arg->bytesused);
 		return;
 	}
-	(void)f;
 	cuse_reply_ioctl(req, res, arg);
 }
 
@@ -130,7 +129,7 @@ static void wake_file(struct dev_meta *m, struct dev_meta_file *f)
 			continue;
 		}
 		*pp = p->next;
-		reply_dqbuf(f, p->req, &p->buf, res, b, p->staged);
+		reply_dqbuf(p->req, &p->buf, res, b, p->staged);
 		free(p);
 	}
 	if (f->cuse)
@@ -188,13 +187,11 @@ static int meta_open(void *ctx, struct cuse_file *file, int flags, void **data)
 	struct dev_meta_file *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->dev = dev;
 	f->cuse = file;
 	f->uid = uid;
 	meta_node_open(&m->node, &f->mf);
 	f->next = m->files;
 	m->files = f;
-	m->count++;
 	*data = f;
 	return 0;
 }
@@ -220,7 +217,6 @@ static void meta_release(void *ctx, void *data)
 			break;
 		}
 	}
-	m->count--;
 	free(f);
 	wake_files(m); /* a released queue: others' DQBUFs answer EINVAL */
 }
@@ -249,7 +245,7 @@ static void meta_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int
 	if (res == NODE_WAIT)
 		park(f, req, arg, staged);
 	else if (cmd == VIDIOC_DQBUF)
-		reply_dqbuf(f, req, arg, res, b, staged);
+		reply_dqbuf(req, arg, res, b, staged);
 	else
 		cuse_reply_ioctl(req, res, arg);
 	/* a STREAMOFF, REQBUFS or S_PRIORITY may change what others wait for;

@@ -179,6 +179,21 @@ static int prepare_state(const struct cmdline *cl, struct resolved *out)
 	return -1;
 }
 
+/* The lowest free videoN from video<from> up to video255 that is not skip,
+ * in out (len bytes); false when none is. */
+static bool lowest_free_video(unsigned from, const char *skip, char *out, size_t len)
+{
+	for (unsigned n = from; n < 256; n++) {
+		char candidate[16];
+		snprintf(candidate, sizeof(candidate), "video%u", n);
+		if (strcmp(candidate, skip) && node_name_free(candidate)) {
+			snprintf(out, len, "%s", candidate);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The node's name: the one asked for if free, else the lowest free videoN
  * from video10. */
 static int choose_name(struct resolved *out)
@@ -188,13 +203,7 @@ static int choose_name(struct resolved *out)
 		log_error("name %s is taken", name);
 		return 1;
 	}
-	for (unsigned n = 10; n < 256 && !name[0]; n++) {
-		char candidate[16];
-		snprintf(candidate, sizeof(candidate), "video%u", n);
-		if (node_name_free(candidate))
-			snprintf(name, sizeof(out->name), "%s", candidate);
-	}
-	if (!name[0]) {
+	if (!name[0] && !lowest_free_video(10, "", name, sizeof(out->name))) {
 		log_error("no free videoN name between video10 and video255");
 		return 1;
 	}
@@ -212,16 +221,10 @@ static void choose_meta_name(struct resolved *out)
 		return;
 	if (sscanf(out->name, "video%u", &n) != 1 || n > 254)
 		n = 9;
-	for (unsigned m = n + 1; m < 256; m++) {
-		char candidate[16];
-		snprintf(candidate, sizeof(candidate), "video%u", m);
-		if (strcmp(candidate, out->name) && node_name_free(candidate)) {
-			snprintf(out->meta_name, sizeof(out->meta_name), "%s", candidate);
-			out->cfg.meta_name = out->meta_name;
-			return;
-		}
-	}
-	log_warn("no free videoN name after %s: no metadata node", out->name);
+	if (lowest_free_video(n + 1, out->name, out->meta_name, sizeof(out->meta_name)))
+		out->cfg.meta_name = out->meta_name;
+	else
+		log_warn("no free videoN name after %s: no metadata node", out->name);
 }
 
 int resolve_config(struct cmdline *cl, struct resolved *out)

@@ -104,9 +104,10 @@ static unsigned lower_hull(const struct uvc_clock *c, uint64_t host0, struct poi
 	return h;
 }
 
-/* A window too short to fit a slope in: the nominal rate through the
- * least-delayed sample (the camera's clock drifts by parts per million,
- * nothing over the few frames this lasts). */
+/* The nominal rate through the least-delayed sample: for a window too
+ * short to fit a slope in (the camera's clock drifts by parts per million,
+ * nothing over the few frames this lasts), and when no hull edge has a
+ * camera clock's slope. */
 static uint64_t nominal_line(const struct uvc_clock *c, uint32_t pts)
 {
 	uint64_t host0 = c->s[at(c, c->n - 1)].host_ns;
@@ -141,9 +142,8 @@ bool uvc_clock_to_host(const struct uvc_clock *c, uint32_t pts, uint64_t *host_n
 	}
 	/* the line under every sample closest to them all (the least sum of
 	 * delays): a hull edge; a slope more than 1 % from the nominal one is
-	 * no camera clock, and the nominal slope through the lowest point
-	 * stands in */
-	double best_cost = 0, slope = nominal, base = hull[0].y - nominal * hull[0].x;
+	 * no camera clock, and the nominal line stands in */
+	double best_cost = 0, slope = nominal, base = 0;
 	bool found = false;
 	for (unsigned k = 0; k + 1 < h; k++) {
 		double dx = hull[k + 1].x - hull[k].x;
@@ -161,10 +161,10 @@ bool uvc_clock_to_host(const struct uvc_clock *c, uint32_t pts, uint64_t *host_n
 			base = a;
 		}
 	}
-	if (!found) /* the lowest point under the nominal slope */
-		for (unsigned k = 0; k < c->n; k++)
-			if (p[k].y - nominal * p[k].x < base)
-				base = p[k].y - nominal * p[k].x;
+	if (!found) {
+		*host_ns = nominal_line(c, pts);
+		return true;
+	}
 	double t = base + slope * (double)(unwrap(c, pts) - c->last_stc);
 	*host_ns = (uint64_t)((int64_t)host0 + (int64_t)t);
 	return true;

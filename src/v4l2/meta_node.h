@@ -15,7 +15,8 @@
  * where 7.1 has none, so that no app makes the daemon allocate without
  * bound; and the input ioctls, which uvcvideo's metadata node leaves to its
  * media controller: CUSE can make no media device, and V4L2 requires them
- * of a capture node without one (v4l2-compliance fails it otherwise). Pure: no I/O, one loop thread. */
+ * of a capture node without one (v4l2-compliance fails it otherwise).
+ * Pure: no I/O, one loop thread. */
 #ifndef V4L2_META_NODE_H
 #define V4L2_META_NODE_H
 

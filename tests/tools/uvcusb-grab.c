@@ -31,7 +31,7 @@ struct grab {
 	unsigned want, frames, errors;
 	double t_start, t_first, t_last, t_progress;
 	/* the camera's own clock: the PTS of the first and last frame written
-	 * (frames without one make camera_rate unknown) */
+	 * (a frame without one leaves the camera's rate unknown) */
 	uint32_t pts_first, pts_last;
 	bool pts_all;
 	/* the rates are measured from this frame on: the first ones carry the
