@@ -130,11 +130,19 @@ void cuse_reply_read(struct cuse_req *req, const void *data, size_t len)
 	cuse_req_done(req);
 }
 
+void cuse_req_store_answer(struct cuse_req *r, const void *arg)
+{
+	const struct cuse_ioctl_desc *d = &r->desc;
+	if (d->from_native)
+		d->from_native(arg ? arg : r->native, r->block);
+	else if (arg && arg != r->block && d->size)
+		memmove(r->block, arg, d->size);
+}
+
 void cuse_reply_ioctl(struct cuse_req *req, int result, const void *arg)
 {
 	const struct cuse_ioctl_desc *d = &req->desc;
-	if (arg && arg != req->block && d->size)
-		memmove(req->block, arg, d->size);
+	cuse_req_store_answer(req, arg);
 	if (result < 0 && !(d->flags & CUSE_IOCTL_ALWAYS_COPY)) {
 		fuse_reply_ioctl(req->req, result, NULL, 0);
 	} else {
@@ -332,8 +340,11 @@ static void ioctl_call(fuse_req_t req, struct cuse_file *f, const struct cuse_io
 {
 	struct cuse_server *s = fuse_req_userdata(req);
 	/* The request may be parked: the argument and regions move to a block
-	 * it owns. */
-	struct cuse_req *r = req_new(f, req, REQ_IOCTL, d->size + plan->extra_len);
+	 * it owns, followed by the native form of a 32-bit argument (aligned
+	 * for its 8-byte fields). */
+	size_t native_at = (d->size + plan->extra_len + 15) & ~(size_t)15;
+	size_t block = d->to_native ? native_at + d->native_size : d->size + plan->extra_len;
+	struct cuse_req *r = req_new(f, req, REQ_IOCTL, block);
 	if (!r) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -347,8 +358,15 @@ static void ioctl_call(fuse_req_t req, struct cuse_file *f, const struct cuse_io
 		memcpy(r->block, plan->arg, d->size);
 	if (plan->extra_len)
 		memcpy(r->block + d->size, plan->extra, plan->extra_len);
-	s->ops->ioctl(s->ctx, f->data, r, cmd, d->size ? r->block : NULL,
-		      plan->extra_len ? r->block + d->size : NULL, plan->extra_len);
+	void *arg = d->size ? r->block : NULL;
+	if (d->to_native) {
+		r->native = r->block + native_at;
+		d->to_native(r->block, r->native);
+		arg = r->native;
+		cmd = d->native_cmd;
+	}
+	s->ops->ioctl(s->ctx, f->data, r, cmd, arg, plan->extra_len ? r->block + d->size : NULL,
+		      plan->extra_len);
 }
 
 static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info *fi,
@@ -359,9 +377,9 @@ static void ll_ioctl(fuse_req_t req, int cmd_, void *arg, struct fuse_file_info 
 	unsigned int cmd = (unsigned int)cmd_;
 	unsigned long user_arg = (unsigned long)(uintptr_t)arg;
 
-	/* 32-bit callers' structs differ (pointers, time): not served. */
+	/* A 32-bit caller's command: its own form where its layout differs. */
 	const struct cuse_ioctl_desc *d =
-		(flags & FUSE_IOCTL_COMPAT) ? NULL : cuse_ioctl_lookup(s->ioctls, s->n_ioctls, cmd);
+		cuse_ioctl_lookup(s->ioctls, s->n_ioctls, cmd, flags & FUSE_IOCTL_COMPAT);
 	if (!d) {
 		reply_unserved(req, cmd, arg, flags, in_bufsz);
 		return;
@@ -464,6 +482,9 @@ int cuse_server_new(struct loop *loop, const struct cuse_server_config *cfg,
 	if (!cfg->devname || !*cfg->devname || strchr(cfg->devname, '/') ||
 	    strlen(cfg->devname) > 200)
 		return -EINVAL;
+	for (size_t i = 0; i < cfg->n_ioctls; i++)
+		if (cfg->ioctls[i].native_size > CUSE_IOCTL_MAX_NATIVE)
+			return -EINVAL;
 	if (name_taken(cfg->devname))
 		return -EEXIST;
 	struct cuse_server *s = calloc(1, sizeof(*s));

@@ -47,6 +47,7 @@ struct cuse_req {
 	size_t read_size;
 	struct cuse_req *prev, *next;
 	unsigned char *block; /* the argument, then the regions */
+	unsigned char *native; /* in block: a 32-bit argument's native form */
 };
 
 struct cuse_server {
@@ -69,6 +70,9 @@ struct cuse_server {
 
 /* cuse.c: after a request's answer, libfuse has freed r->req, and we free r. */
 void cuse_req_done(struct cuse_req *r);
+/* cuse.c: the owner's answer (arg; NULL: the argument it was handed) into
+ * r->block in the caller's layout, ready to be copied out. */
+void cuse_req_store_answer(struct cuse_req *r, const void *arg);
 
 /* ioctl_data.c: the ioctl (cmd, user_arg) arriving with in_bufsz bytes in
  * and out_bufsz of room: true when it was the retry of an answer kept for

@@ -25,6 +25,9 @@ struct pending_answer {
 	pid_t tid; /* the caller's thread: its next request is the retry */
 	int result;
 	size_t in_len, len;
+	/* a 32-bit caller's form: what the owner is told of it is native */
+	unsigned int native_cmd;
+	void (*to_native)(const void *arg, void *native);
 	struct pending_answer *next;
 	unsigned char buf[]; /* the argument (for _IOR) then the data */
 };
@@ -35,8 +38,13 @@ static void answer_lose(struct cuse_file *f, struct pending_answer *a)
 	if (!a)
 		return;
 	const struct cuse_server *s = f->server;
-	if (s->ops->answer_lost)
+	if (s->ops->answer_lost && a->to_native) {
+		_Alignas(16) unsigned char native[CUSE_IOCTL_MAX_NATIVE];
+		a->to_native(a->buf, native);
+		s->ops->answer_lost(s->ctx, f->data, a->native_cmd, native);
+	} else if (s->ops->answer_lost) {
 		s->ops->answer_lost(s->ctx, f->data, a->cmd, a->buf);
+	}
 	free(a);
 }
 
@@ -160,9 +168,10 @@ void cuse_reply_ioctl_data(struct cuse_req *req, int result, const void *arg,
 	}
 	*a = (struct pending_answer){ .cmd = d->cmd, .user_arg = req->user_arg,
 				      .tid = fuse_req_ctx(req->req)->pid, .result = result,
-				      .in_len = d->size, .len = arg_len + len };
-	if (arg && arg != req->block)
-		memmove(req->block, arg, d->size);
+				      .in_len = d->size, .len = arg_len + len,
+				      .native_cmd = d->native_cmd,
+				      .to_native = arg_len ? d->to_native : NULL };
+	cuse_req_store_answer(req, arg);
 	memcpy(a->buf, req->block, arg_len);
 	memcpy(a->buf + arg_len, data, len);
 	struct iovec out[2];

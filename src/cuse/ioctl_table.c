@@ -9,12 +9,33 @@
 
 
 const struct cuse_ioctl_desc *cuse_ioctl_lookup(const struct cuse_ioctl_desc *table, size_t n,
-						unsigned int cmd)
+						unsigned int cmd, bool compat)
 {
-	for (size_t i = 0; i < n; i++)
-		if (table[i].cmd == cmd)
-			return &table[i];
-	return NULL;
+	const struct cuse_ioctl_desc *native = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (table[i].cmd != cmd)
+			continue;
+		if (table[i].to_native) {
+			if (compat)
+				return &table[i];
+		} else if (!native) {
+			native = &table[i];
+		}
+	}
+	return native;
+}
+
+/* The regions of the argument (of its native form, for a 32-bit one). */
+static int arg_regions(const struct cuse_ioctl_desc *desc, const void *arg, struct iovec *iov,
+		       bool *out)
+{
+	if (!desc->to_native)
+		return desc->regions(arg, iov, out, CUSE_IOCTL_MAX_EXTRA);
+	_Alignas(16) unsigned char native[CUSE_IOCTL_MAX_NATIVE];
+	if (desc->native_size > sizeof(native))
+		return -EINVAL;
+	desc->to_native(arg, native);
+	return desc->regions(native, iov, out, CUSE_IOCTL_MAX_EXTRA);
 }
 
 int cuse_ioctl_plan(const struct cuse_ioctl_desc *desc, unsigned long user_arg,
@@ -39,7 +60,7 @@ int cuse_ioctl_plan(const struct cuse_ioctl_desc *desc, unsigned long user_arg,
 	bool reg_out[CUSE_IOCTL_MAX_EXTRA];
 	int n = 0;
 	if (have_arg && desc->regions) {
-		n = desc->regions(in_buf, regs, reg_out, CUSE_IOCTL_MAX_EXTRA);
+		n = arg_regions(desc, in_buf, regs, reg_out);
 		if (n < 0)
 			return n;
 		if (n > CUSE_IOCTL_MAX_EXTRA)

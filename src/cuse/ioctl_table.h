@@ -39,11 +39,26 @@ struct cuse_ioctl_desc {
 	 * -errno when the argument is bad (e.g. a count above the limit).
 	 * NULL when the command has none. */
 	int (*regions)(const void *arg, struct iovec *iov, bool *out, unsigned max);
+	/* Set on a 32-bit caller's form of a command whose argument differs
+	 * from the native one: served only to 32-bit callers
+	 * (FUSE_IOCTL_COMPAT). The owner is handed native_cmd and a
+	 * native_size argument made by to_native(); regions are those of the
+	 * native argument; the answer goes back through from_native(). A
+	 * 32-bit caller's command without such a form is served by the native
+	 * entry of its number: the same number means the same layout. */
+	unsigned int native_cmd;
+	size_t native_size;
+	void (*to_native)(const void *arg, void *native);
+	void (*from_native)(const void *native, void *arg);
 };
 
-/* cmd's entry in table (n entries), or NULL. */
+/* The largest native argument a 32-bit form may convert to. */
+#define CUSE_IOCTL_MAX_NATIVE 512
+
+/* cmd's entry in table (n entries) for a native caller, or for a 32-bit
+ * one (compat: its own form first, else the native entry), or NULL. */
 const struct cuse_ioctl_desc *cuse_ioctl_lookup(const struct cuse_ioctl_desc *table, size_t n,
-						unsigned int cmd);
+						unsigned int cmd, bool compat);
 
 /* The layout of cmd: its size from the command, and regions (NULL: none). */
 static inline struct cuse_ioctl_desc cuse_ioctl_describe(unsigned int cmd, const char *name,

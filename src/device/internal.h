@@ -259,8 +259,9 @@ struct dev_meta_file {
 	struct dev_meta_file *next;
 };
 
-/* More than the metadata node's commands and the private ioctls. */
-#define DEV_META_MAX_IOCTLS 24
+/* More than the metadata node's commands, the private ioctls and their
+ * 32-bit forms. */
+#define DEV_META_MAX_IOCTLS 48
 
 /* The camera's metadata node (meta.c): its own CUSE node and buffer
  * socket; the assembler writes each payload header that goes to a frame
@@ -278,8 +279,8 @@ struct dev_meta {
 	struct vq_buffer *filling; /* the buffer the writer fills, or NULL */
 };
 
-/* More than the node's table and the private ioctls hold. */
-#define DEV_MAX_IOCTLS 64
+/* More than the node's table, the private ioctls and their 32-bit forms. */
+#define DEV_MAX_IOCTLS 96
 
 struct device {
 	struct loop *loop;
@@ -345,6 +346,9 @@ void requests_answer_lost(void *dev, void *file, unsigned int cmd, const void *a
 size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max);
 /* The private ones alone (the metadata node's table ends with them). */
 size_t requests_private_layouts(struct cuse_ioctl_desc *out, size_t max);
+/* Appends to out[0..n) the 32-bit forms of its commands whose layouts
+ * differ (v4l2/compat32.h); returns the new count (at most max). */
+size_t requests_compat_layouts(struct cuse_ioctl_desc *out, size_t n, size_t max);
 /* Whose private ioctl it is: the node's buffer socket (NULL: none), the
  * file's key there, its CUSE file, the node's name, its warned-once flag. */
 struct private_target {

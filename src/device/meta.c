@@ -321,7 +321,8 @@ static size_t ioctl_layouts(struct cuse_ioctl_desc *out, size_t max)
 		if (t) /* the video node's layout: the same struct */
 			out[n++] = cuse_ioctl_describe(t->cmd, t->name, false, NULL);
 	}
-	return n + requests_private_layouts(out + n, max - n);
+	n += requests_private_layouts(out + n, max - n);
+	return requests_compat_layouts(out, n, max);
 }
 
 static void node_config(struct device *dev, struct meta_node_config *mc)

@@ -34,6 +34,7 @@
 #include "uvc/payload.h"
 #include "uvc/quirks.h"
 #include "uvc/status.h"
+#include "v4l2/compat32.h"
 #include "v4l2/ioctls.h"
 #include "v4l2/node.h"
 
@@ -208,7 +209,40 @@ size_t requests_ioctl_layouts(struct cuse_ioctl_desc *out, size_t max)
 	for (size_t i = 0; i < count && n < max; i++, n++)
 		out[n] = cuse_ioctl_describe(t[i].cmd, t[i].name,
 					     t[i].flags & NODE_IOC_COPY_ON_ERROR, t[i].regions);
-	return n + requests_private_layouts(out + n, max - n);
+	n += requests_private_layouts(out + n, max - n);
+	return requests_compat_layouts(out, n, max);
+}
+
+/* A 32-bit form of the command laid out by native. */
+static struct cuse_ioctl_desc compat_layout(const struct cuse_ioctl_desc *native,
+					    const struct compat32_form *form)
+{
+	struct cuse_ioctl_desc d = *native;
+	d.cmd = form->cmd;
+	d.name = form->name;
+	d.size = _IOC_SIZE(form->cmd);
+	d.native_cmd = native->cmd;
+	d.native_size = native->size;
+	d.to_native = form->to_native;
+	d.from_native = form->from_native;
+	return d;
+}
+
+size_t requests_compat_layouts(struct cuse_ioctl_desc *out, size_t n, size_t max)
+{
+	size_t count, total = n;
+	const struct compat32_form *forms = compat32_forms(&count);
+	struct compat32_form staged[2];
+	compat32_buffer_forms(UVCUSE_IOC_DQBUF_STAGED, "UVCUSE_IOC_DQBUF_STAGED (32-bit)",
+			      "UVCUSE_IOC_DQBUF_STAGED (32-bit, 32-bit time)", staged);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < count + 2 && total < max; k++) {
+			const struct compat32_form *f = k < count ? &forms[k] : &staged[k - count];
+			if (f->native_cmd == out[i].cmd)
+				out[total++] = compat_layout(&out[i], f);
+		}
+	}
+	return total;
 }
 
 bool requests_private_ioctl(const struct private_target *t, struct cuse_req *req,

@@ -22,6 +22,11 @@ static atomic_int sock_owner[FASTPATH_FDS];
 
 bool fastpath_enabled(void)
 {
+	/* The channel and the ring carry struct v4l2_buffer as 64-bit
+	 * programs lay it out: a 32-bit build goes through CUSE, which
+	 * converts (src/v4l2/compat32.h). */
+	if (sizeof(void *) != 8)
+		return false;
 	static atomic_int on = -1;
 	int v = atomic_load_explicit(&on, memory_order_relaxed);
 	if (v < 0) {

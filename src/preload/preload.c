@@ -7,7 +7,9 @@
  * - DQBUF goes as UVCUSE_IOC_DQBUF_STAGED: a USERPTR frame is fetched from
  *   the daemon's staging memfd and pread() into the app's pointer (a CUSE
  *   ioctl reply carries at most 128 KiB; pread answers EFAULT for a bad
- *   pointer where a memcpy would crash).
+ *   pointer where a memcpy would crash). A 32-bit build does it for
+ *   programs built with either time width, and interposes glibc's
+ *   __ioctl_time64 and __fcntl_time64 too.
  * - fcntl(F_SETFL) and FIONBIO tell the daemon the new O_NONBLOCK (CUSE
  *   passes file flags only with open and read, not with ioctls).
  * - QBUF/DQBUF take the fast path (fastpath.h), and so does poll() of a
@@ -49,6 +51,7 @@
 
 #include "fastpath.h"
 #include "client/memfd_fetch.h"
+#include "uvcuse/compat32.h"
 #include "uvcuse/uvcuse.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -93,6 +96,10 @@ static _Atomic(poll_fn) next_poll_p;
 static _Atomic(ppoll_fn) next_ppoll_p;
 static _Atomic(poll_chk_fn) next_poll_chk_p;
 static _Atomic(ppoll_chk_fn) next_ppoll_chk_p;
+#if UINTPTR_MAX != UINT64_MAX
+static _Atomic(ioctl_fn) next_ioctl_time64_p;
+static _Atomic(fcntl_fn) next_fcntl_time64_p;
+#endif
 
 #define NEXT(var, type, name)                                                 \
 	static inline type var##_get(void)                                    \
@@ -125,6 +132,12 @@ NEXT(next_poll, poll_fn, "poll")
 NEXT(next_ppoll, ppoll_fn, "ppoll")
 NEXT(next_poll_chk, poll_chk_fn, "__poll_chk")
 NEXT(next_ppoll_chk, ppoll_chk_fn, "__ppoll_chk")
+#if UINTPTR_MAX != UINT64_MAX
+/* glibc >= 2.34 on 32-bit: programs built with 64-bit time call these in
+ * place of ioctl and fcntl (absent from older glibc: then nobody does) */
+NEXT(next_ioctl_time64, ioctl_fn, "__ioctl_time64")
+NEXT(next_fcntl_time64, fcntl_fn, "__fcntl_time64")
+#endif
 
 /* Resolved before any app code runs, so that nothing the library does in
  * close(), poll() or a fork handler (which signal handlers may call) ever
@@ -152,6 +165,10 @@ __attribute__((constructor)) static void resolve_next(void)
 	next_ppoll_get();
 	next_poll_chk_get();
 	next_ppoll_chk_get();
+#if UINTPTR_MAX != UINT64_MAX
+	next_ioctl_time64_get();
+	next_fcntl_time64_get();
+#endif
 	fastpath_init();
 }
 
@@ -248,10 +265,51 @@ static bool node_fastpath(int fd, unsigned long request, struct v4l2_buffer *b, 
 	return fastpath_ioctl(&probe, fd, request, b, ret) == FASTPATH_HANDLED;
 }
 
-/* DQBUF on a possible node: the staged form, then a USERPTR frame copied
- * from the daemon's staging memory. *handled is false when fd is not a
- * uvcuse node (the caller asks libc). */
-static int node_dqbuf(int fd, struct v4l2_buffer *b, bool *handled)
+/* What the library reads of a DQBUF answer, wherever the caller's layout
+ * puts it: a 32-bit build serves programs built with 32-bit time and with
+ * 64-bit time (uvcuse/compat32.h), each numbering DQBUF with its own size. */
+struct dq_answer {
+	uint32_t index, memory, bytesused;
+	uintptr_t userptr;
+};
+
+#if UINTPTR_MAX == UINT64_MAX
+static bool is_dqbuf(unsigned long request)
+{
+	return request == VIDIOC_DQBUF;
+}
+
+static void read_dq_answer(const void *arg, unsigned long request, struct dq_answer *a)
+{
+	(void)request;
+	const struct v4l2_buffer *b = arg;
+	*a = (struct dq_answer){ b->index, b->memory, b->bytesused, b->m.userptr };
+}
+#else
+static bool is_dqbuf(unsigned long request)
+{
+	return request == COMPAT32_VIDIOC_DQBUF || request == COMPAT32_VIDIOC_DQBUF_TIME32;
+}
+
+#define DQ_ANSWER(b) { (b)->index, (b)->memory, (b)->bytesused, (b)->m }
+
+static void read_dq_answer(const void *arg, unsigned long request, struct dq_answer *a)
+{
+	if (request == COMPAT32_VIDIOC_DQBUF) {
+		const struct compat32_buffer *b = arg;
+		*a = (struct dq_answer)DQ_ANSWER(b);
+	} else {
+		const struct compat32_buffer_time32 *b = arg;
+		*a = (struct dq_answer)DQ_ANSWER(b);
+	}
+}
+#endif
+
+/* DQBUF on a possible node: the staged form (numbered with the caller's
+ * size, as its DQBUF), then a USERPTR frame copied from the daemon's
+ * staging memory. *handled is false when fd is not a uvcuse node (the
+ * caller asks libc). */
+static int node_dqbuf(int fd, unsigned long request, void *b, bool *handled)
 {
 	struct stat st;
 	int saved = errno;
@@ -260,7 +318,10 @@ static int node_dqbuf(int fd, struct v4l2_buffer *b, bool *handled)
 		errno = saved;
 		return 0;
 	}
-	if (next_ioctl_get()(fd, UVCUSE_IOC_DQBUF_STAGED, b) < 0) {
+	unsigned long staged = _IOC(_IOC_DIR(UVCUSE_IOC_DQBUF_STAGED),
+				    _IOC_TYPE(UVCUSE_IOC_DQBUF_STAGED),
+				    _IOC_NR(UVCUSE_IOC_DQBUF_STAGED), _IOC_SIZE(request));
+	if (next_ioctl_get()(fd, staged, b) < 0) {
 		int err = errno;
 		if (err == ENOTTY || err == EINVAL) {
 			/* ENOTTY: not ours. EINVAL: DQBUF's own answer on ours, or
@@ -277,21 +338,23 @@ static int node_dqbuf(int fd, struct v4l2_buffer *b, bool *handled)
 	}
 	*handled = true;
 	/* b was written by the kernel: it is the app's valid memory */
-	if (b->memory != V4L2_MEMORY_USERPTR || !b->bytesused) {
+	struct dq_answer a;
+	read_dq_answer(b, request, &a);
+	if (a.memory != V4L2_MEMORY_USERPTR || !a.bytesused) {
 		errno = saved;
 		return 0;
 	}
 	bool ours;
-	int memfd = uvcuse_fetch_memfd(next_ioctl_get(), fd, UVCUSE_STAGING_OFFSET(b->index),
-				       b->bytesused, &ours);
+	int memfd = uvcuse_fetch_memfd(next_ioctl_get(), fd, UVCUSE_STAGING_OFFSET(a.index),
+				       a.bytesused, &ours);
 	if (memfd < 0) {
 		errno = -memfd;
 		return -1;
 	}
-	ssize_t n = pread(memfd, (void *)b->m.userptr, b->bytesused, 0);
+	ssize_t n = pread(memfd, (void *)a.userptr, a.bytesused, 0);
 	int err = errno;
 	close(memfd);
-	if (n != (ssize_t)b->bytesused) {
+	if (n != (ssize_t)a.bytesused) {
 		errno = n < 0 ? err : EIO;
 		return -1;
 	}
@@ -375,20 +438,16 @@ EXPORT int munmap(void *addr, size_t len)
 
 /* Like glibc's, the third argument is read whether the request has one
  * or not (a register nobody else reads). */
-EXPORT int ioctl(int fd, unsigned long request, ...)
+static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 {
-	va_list ap;
-	va_start(ap, request);
-	void *arg = va_arg(ap, void *);
-	va_end(ap);
 	if (__builtin_expect(request == VIDIOC_DQBUF || request == VIDIOC_QBUF, 0) && arg) {
 		int r;
 		if (node_fastpath(fd, request, arg, &r))
 			return r;
 	}
-	if (__builtin_expect(request == VIDIOC_DQBUF, 0) && arg) {
+	if (__builtin_expect(is_dqbuf(request), 0) && arg) {
 		bool handled;
-		int r = node_dqbuf(fd, arg, &handled);
+		int r = node_dqbuf(fd, request, arg, &handled);
 		if (handled)
 			return r;
 	}
@@ -396,11 +455,32 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	if (__builtin_expect(_IOC_TYPE(request) == 'V', 0) && request != VIDIOC_DQBUF &&
 	    request != VIDIOC_QBUF)
 		fastpath_check_fd(fd);
-	int r = next_ioctl_get()(fd, request, arg);
+	int r = next(fd, request, arg);
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
 		tell_flags(fd);
 	return r;
 }
+
+EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_ioctl(next_ioctl_get(), fd, request, arg);
+}
+
+#if UINTPTR_MAX != UINT64_MAX
+EXPORT int __ioctl_time64(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	ioctl_fn next = next_ioctl_time64_get();
+	return do_ioctl(next ? next : next_ioctl_get(), fd, request, arg);
+}
+#endif
 
 /* --- poll ------------------------------------------------------------------
  * A CUSE poll is a round trip to the daemon, and another after its
@@ -511,6 +591,18 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 	return do_fcntl(next ? next : next_fcntl_get(), fd, cmd, arg);
 }
 
+#if UINTPTR_MAX != UINT64_MAX
+EXPORT int __fcntl_time64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	fcntl_fn next = next_fcntl_time64_get();
+	return do_fcntl(next ? next : next_fcntl64_get(), fd, cmd, arg);
+}
+#endif
+
 /* A node fd closed or replaced takes its fast-path channel with it. */
 EXPORT int close(int fd)
 {
@@ -599,6 +691,10 @@ EXPORT long syscall(long nr, ...)
 		return ioctl((int)a1, (unsigned long)a2, (void *)a3);
 	if (nr == SYS_fcntl)
 		return do_fcntl(next_fcntl_get(), (int)a1, (int)a2, (void *)a3);
+#ifdef SYS_fcntl64
+	if (nr == SYS_fcntl64) /* 32-bit */
+		return do_fcntl(next_fcntl64_get(), (int)a1, (int)a2, (void *)a3);
+#endif
 	if (nr == SYS_close)
 		fastpath_forget((int)a1);
 	/* a child made by a raw fork has a new pid (atfork handlers do not run) */

@@ -154,6 +154,32 @@ static void wake_all(struct harness *h)
 	}
 }
 
+/* A 32-bit form's block made native as cuse.c makes it: the native
+ * argument (to_native), then the regions; the answer's way back
+ * (from_native) tried on it at once. Returns the native layout. */
+static const struct cuse_ioctl_desc *compat_to_native(const struct cuse_ioctl_desc *d,
+						      uint8_t **block, size_t *block_len,
+						      size_t extra_len,
+						      struct cuse_ioctl_desc *native)
+{
+	FUZZ_CHECK(d->native_size <= CUSE_IOCTL_MAX_NATIVE);
+	size_t len = d->native_size + extra_len;
+	uint8_t *nb = calloc(1, len ? len : 1);
+	FUZZ_CHECK(nb);
+	d->to_native(*block, nb);
+	memcpy(nb + d->native_size, *block + d->size, extra_len);
+	d->from_native(nb, *block);
+	free(*block);
+	*block = nb;
+	*block_len = len;
+	*native = *d;
+	native->cmd = d->native_cmd;
+	native->size = d->native_size;
+	native->to_native = NULL;
+	native->from_native = NULL;
+	return native;
+}
+
 /* One ioctl as the kernel, cuse.c and device.c carry it: the retry rounds
  * of the planner (the app's memory is the input: the argument, then the
  * bytes of the regions it names), the argument and regions copied into one
@@ -219,6 +245,9 @@ static void do_ioctl(struct harness *h, struct node_file *f, bool nonblock)
 	for (unsigned i = 0; i < plan.n_out; i++)
 		FUZZ_CHECK(plan.out_src[i] + plan.out_iov[i].iov_len <= block_len);
 	free(in_buf);
+	struct cuse_ioctl_desc native;
+	if (d->to_native) /* a 32-bit form: the node sees its native argument */
+		d = compat_to_native(d, &block, &block_len, plan.extra_len, &native);
 
 	unsigned cmd = d->cmd;
 	bool staged = cmd == UVCUSE_IOC_DQBUF_STAGED;

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 
 #include "cuse/ioctl_table.h"
+#include "v4l2/compat32.h"
 #include "v4l2/ioctls.h"
 #include "unit_run.h"
 
@@ -223,6 +224,70 @@ START_TEST(userptr_first_and_last_byte)
 }
 END_TEST
 
+/* A 32-bit form as the device lays it out (requests_compat_layouts). */
+static struct cuse_ioctl_desc compat_desc(unsigned int cmd32)
+{
+	size_t n;
+	const struct compat32_form *f = compat32_forms(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].cmd != cmd32)
+			continue;
+		struct cuse_ioctl_desc d = *cuse_ioctl_find(f[i].native_cmd);
+		d.cmd = cmd32, d.size = _IOC_SIZE(cmd32), d.name = f[i].name;
+		d.native_cmd = f[i].native_cmd, d.native_size = _IOC_SIZE(f[i].native_cmd);
+		d.to_native = f[i].to_native, d.from_native = f[i].from_native;
+		return d;
+	}
+	ck_abort_msg("no form 0x%08x", cmd32);
+	return (struct cuse_ioctl_desc){ 0 };
+}
+
+/* A 32-bit caller gets its own form of a command, else the native entry
+ * of the number it sent; a native caller never gets a 32-bit form. */
+START_TEST(compat_lookup)
+{
+	struct cuse_ioctl_desc t[3] = { *cuse_ioctl_find(VIDIOC_QBUF),
+					compat_desc(COMPAT32_VIDIOC_QBUF),
+					*cuse_ioctl_find(VIDIOC_QUERYCAP) };
+	ck_assert_ptr_eq(cuse_ioctl_lookup(t, 3, VIDIOC_QBUF, false), &t[0]);
+	ck_assert_ptr_null(cuse_ioctl_lookup(t, 3, COMPAT32_VIDIOC_QBUF, false));
+	ck_assert_ptr_eq(cuse_ioctl_lookup(t, 3, COMPAT32_VIDIOC_QBUF, true), &t[1]);
+	ck_assert_ptr_eq(cuse_ioctl_lookup(t, 3, VIDIOC_QUERYCAP, true), &t[2]);
+	ck_assert_ptr_null(cuse_ioctl_lookup(t, 3, COMPAT32_VIDIOC_QBUF_TIME32, true));
+}
+END_TEST
+
+/* A 32-bit QBUF of a USERPTR buffer: 76 bytes in and out, the regions
+ * read from its native form (the 32-bit pointer's first and last byte). */
+START_TEST(compat_userptr_regions)
+{
+	struct cuse_ioctl_desc d = compat_desc(COMPAT32_VIDIOC_QBUF);
+	struct cuse_plan p;
+	struct {
+		struct compat32_buffer b;
+		char bytes[2];
+	} r = { .b = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_USERPTR,
+		       .m = 0xf7000000u, .length = 4096 } };
+	ck_assert_int_eq(cuse_ioctl_plan(&d, 0xffd0, NULL, 0, 0, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.in_iov[0].iov_len, 76);
+	ck_assert_int_eq(cuse_ioctl_plan(&d, 0xffd0, &r.b, 76, 76, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_uint_eq(p.n_in, 3);
+	ck_assert_ptr_eq(p.in_iov[1].iov_base, ptr(0xf7000000u));
+	ck_assert_ptr_eq(p.in_iov[2].iov_base, ptr(0xf7000000u + 4095));
+	ck_assert_int_eq(cuse_ioctl_plan(&d, 0xffd0, &r, 78, 76, &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_CALL);
+	/* a 32-bit S_EXT_CTRLS: the array at the 32-bit pointer, 20 bytes each */
+	d = compat_desc(COMPAT32_VIDIOC_S_EXT_CTRLS);
+	struct compat32_ext_controls c = { .count = 3, .controls = 0xffe000u };
+	ck_assert_int_eq(cuse_ioctl_plan(&d, 0xffd0, &c, sizeof(c), sizeof(c), &p), 0);
+	ck_assert_int_eq(p.kind, CUSE_PLAN_RETRY);
+	ck_assert_ptr_eq(p.in_iov[1].iov_base, ptr(0xffe000u));
+	ck_assert_uint_eq(p.in_iov[1].iov_len, 60);
+}
+END_TEST
+
 START_TEST(ext_ctrls_too_many)
 {
 	struct cuse_plan p;
@@ -355,6 +420,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, region_too_large);
 	tcase_add_test(tc, argument_changed_between_rounds);
 	tcase_add_test(tc, uvc_ctrl_map_and_query);
+	tcase_add_test(tc, compat_lookup);
+	tcase_add_test(tc, compat_userptr_regions);
 	suite_add_tcase(s, tc);
 	return s;
 }
