@@ -127,10 +127,23 @@ struct uvcuse_file_flags {
  * written to m.userptr but left for the caller to fetch. */
 #define UVCUSE_IOC_DQBUF_STAGED _IOWR('u', 0x03, struct v4l2_buffer)
 
+/* VIDIOC_EXPBUF without the fd, which CUSE cannot hand back: the daemon
+ * checks the request as vb2 does and answers 0 with reserved[0] the
+ * buffer's mmap offset, for which the buffer socket then hands a dma-buf
+ * (UVCUSE_DMABUF_FLAG); ENOTTY, whatever the argument, where the daemon
+ * makes no dma-bufs (no /dev/udmabuf), as a driver that cannot export. */
+#define UVCUSE_IOC_EXPBUF _IOWR('u', 0x04, struct v4l2_exportbuffer)
+
 /* The buffer request offset naming USERPTR buffer INDEX's staging memory
  * (QUERYBUF offsets of MMAP buffers are below 2^32). */
 #define UVCUSE_STAGING_FLAG (UINT64_C(1) << 63)
 #define UVCUSE_STAGING_OFFSET(index) (UVCUSE_STAGING_FLAG | (uint64_t)(index))
+
+/* A buffer request for UVCUSE_DMABUF_FLAG | a QUERYBUF offset is answered
+ * with a dma-buf over that MMAP buffer's memory (VIDIOC_EXPBUF, made by the
+ * daemon through /dev/udmabuf) in place of its memfd; -ENOTTY where the
+ * daemon cannot make one. */
+#define UVCUSE_DMABUF_FLAG (UINT64_C(1) << 61)
 
 /* The buffer request offset that makes its connection the file's channel. */
 #define UVCUSE_CHANNEL_OFFSET (UINT64_C(1) << 62)

@@ -175,6 +175,7 @@ int device_new(struct loop *loop, struct usb_ctx *usb, const struct device_confi
 	/* /dev/kmsg for LOG_STATUS, opened once by the caller, before any
 	 * privilege drop (log_status.c) */
 	dev->log.kmsg = cfg->kmsg_fd;
+	dev->share.udmabuf = cfg->udmabuf_fd ? *cfg->udmabuf_fd : -ENOTTY;
 	dev->on_change = cfg->on_change;
 	dev->change_data = cfg->change_data;
 	dev->frames.convert_threads = cfg->convert_threads;
@@ -225,6 +226,7 @@ void device_share_buffers(struct device *dev, struct loop *loop, const char *nam
 		return;
 	}
 	bufshare_set_channel(dev->share.bufshare, device_channel_open);
+	bufshare_set_dmabuf(dev->share.bufshare, dev->share.udmabuf);
 	meta_share_buffers(dev, loop);
 	const struct device_limits *l = &dev->open.limits;
 	bufshare_set_limits(dev->share.bufshare,
@@ -248,6 +250,8 @@ void device_free(struct device *dev)
 	meta_free(dev);
 	if (dev->log.kmsg >= 0)
 		close(dev->log.kmsg);
+	if (dev->share.udmabuf >= 0)
+		close(dev->share.udmabuf);
 	settings_store_close(dev->settings); /* a change not yet saved is saved now */
 	calls_free_all(dev);
 	free(dev->log.text);

@@ -53,6 +53,9 @@ struct device_config {
 	 * /dev/cuse itself. */
 	const int *cuse_fd;
 	int kmsg_fd;
+	/* /dev/udmabuf opened likewise (share/udmabuf.h), or -errno saying
+	 * why not; NULL: none. VIDIOC_EXPBUF's dma-bufs are made with it. */
+	const int *udmabuf_fd;
 	/* Offer the converted formats (RGB24, BGR24, YU12, YV12) after the
 	 * camera's (--no-convert: false), converted by convert_threads
 	 * worker threads (0: one per core). */

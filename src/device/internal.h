@@ -151,6 +151,7 @@ struct dev_files {
 struct dev_share {
 	struct bufshare *bufshare; /* NULL: no socket, HELLO is ENOTTY */
 	bool warned;               /* its permissions could not follow the node */
+	int udmabuf;               /* /dev/udmabuf, or -errno (EXPBUF) */
 };
 
 /* The camera's stream (streaming.c): the commit, its health, its numbers. */
@@ -357,8 +358,13 @@ struct private_target {
 	struct cuse_file *cuse;
 	const char *node_name;
 	bool *warned;
+	/* EXPBUF: the file's queue and its identity there, and /dev/udmabuf
+	 * (or -errno: then EXPBUF is ENOTTY) */
+	struct vq *queue;
+	const void *owner;
+	int udmabuf;
 };
-/* HELLO and SET_FLAGS answered: true when cmd was one of them. */
+/* HELLO, SET_FLAGS and EXPBUF answered: true when cmd was one of them. */
 bool requests_private_ioctl(const struct private_target *t, struct cuse_req *req,
 			    unsigned int cmd, void *arg);
 /* The rest of a release, once no call of the file runs. */

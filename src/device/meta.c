@@ -233,7 +233,8 @@ static void meta_ioctl(void *ctx, void *data, struct cuse_req *req, unsigned int
 		cuse_reply_error(req, ENODEV);
 		return;
 	}
-	struct private_target target = { m->bufshare, f, f->cuse, m->name, &m->share_warned };
+	struct private_target target = { m->bufshare, f, f->cuse, m->name, &m->share_warned,
+					  &m->node.queue, &f->mf, dev->share.udmabuf };
 	if (requests_private_ioctl(&target, req, cmd, arg))
 		return;
 	bool staged = cmd == UVCUSE_IOC_DQBUF_STAGED;
@@ -384,6 +385,8 @@ void meta_share_buffers(struct device *dev, struct loop *loop)
 	if (m->on && bufshare_new(loop, NULL, m->name, buf_lookup, dev, &m->bufshare) < 0)
 		log_warn("no buffer socket for /dev/%s: its MMAP through uvcuse-run disabled",
 			 m->name);
+	else if (m->on)
+		bufshare_set_dmabuf(m->bufshare, dev->share.udmabuf);
 }
 
 void meta_free(struct device *dev)

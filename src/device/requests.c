@@ -190,6 +190,7 @@ static const struct {
 	{ UVCUSE_IOC_HELLO, "UVCUSE_IOC_HELLO" },
 	{ UVCUSE_IOC_SET_FLAGS, "UVCUSE_IOC_SET_FLAGS" },
 	{ UVCUSE_IOC_DQBUF_STAGED, "UVCUSE_IOC_DQBUF_STAGED" },
+	{ UVCUSE_IOC_EXPBUF, "UVCUSE_IOC_EXPBUF" },
 };
 
 size_t requests_private_layouts(struct cuse_ioctl_desc *out, size_t max)
@@ -257,6 +258,20 @@ bool requests_private_ioctl(const struct private_target *t, struct cuse_req *req
 		cuse_reply_ioctl(req, r, arg);
 		return true;
 	}
+	if (cmd == UVCUSE_IOC_EXPBUF) {
+		/* without udmabuf no dma-buf can be made: ENOTTY, as from a
+		 * driver that cannot export, before the argument is looked at */
+		struct v4l2_exportbuffer *e = arg;
+		uint32_t offset = 0;
+		int r = t->udmabuf < 0 || !t->queue ? -ENOTTY :
+						      vq_expbuf(t->queue, t->owner, e, &offset);
+		if (r == 0) {
+			e->fd = -1;
+			e->reserved[0] = offset;
+		}
+		cuse_reply_ioctl(req, r, arg);
+		return true;
+	}
 	if (cmd == UVCUSE_IOC_SET_FLAGS) {
 		const struct uvcuse_file_flags *ff = arg;
 		if (ff->magic != UVCUSE_MAGIC) {
@@ -310,7 +325,9 @@ static void run_ioctl(struct device *dev, struct dev_file *df, struct cuse_req *
 		return;
 	}
 	struct private_target target = { dev->share.bufshare, df, df->cuse, dev->name,
-					  &dev->share.warned };
+					  &dev->share.warned, df->nf.proc ? &df->nf.proc->queue : NULL,
+					  &df->nf,
+					  dev->share.udmabuf };
 	if (requests_private_ioctl(&target, req, cmd, arg))
 		return;
 	/* The library's DQBUF: a USERPTR frame stays in the buffer's staging

@@ -10,6 +10,8 @@
  *   pointer where a memcpy would crash). A 32-bit build does it for
  *   programs built with either time width, and interposes glibc's
  *   __ioctl_time64 and __fcntl_time64 too.
+ * - VIDIOC_EXPBUF answers a dma-buf the daemon makes over the buffer's
+ *   memory (/dev/udmabuf), passed over the buffer socket.
  * - fcntl(F_SETFL) and FIONBIO tell the daemon the new O_NONBLOCK (CUSE
  *   passes file flags only with open and read, not with ioctls).
  * - QBUF/DQBUF take the fast path (fastpath.h), and so does poll() of a
@@ -438,6 +440,44 @@ EXPORT int munmap(void *addr, size_t len)
 
 /* Like glibc's, the third argument is read whether the request has one
  * or not (a register nobody else reads). */
+/* VIDIOC_EXPBUF on a possible node: CUSE cannot hand an fd back, so the
+ * daemon checks the request (UVCUSE_IOC_EXPBUF, vb2's checks, ENOTTY when
+ * it makes no dma-bufs) and names the buffer's mmap offset, for which its
+ * buffer socket hands a dma-buf it made through /dev/udmabuf. *handled is
+ * false when fd is not a uvcuse node (the caller asks libc). */
+static int node_expbuf(int fd, struct v4l2_exportbuffer *e, bool *handled)
+{
+	struct stat st;
+	int saved = errno;
+	*handled = false;
+	if (!maybe_node(fd, &st))
+		return 0;
+	struct v4l2_exportbuffer checked = *e;
+	if (next_ioctl_get()(fd, UVCUSE_IOC_EXPBUF, &checked) < 0) {
+		if (errno == ENOTTY) {
+			/* another driver's (or uvcuse without dma-bufs: CUSE
+			 * answers VIDIOC_EXPBUF ENOTTY too) */
+			errno = saved;
+			return 0;
+		}
+		*handled = true;
+		return -1;
+	}
+	*handled = true;
+	bool ours;
+	int dmabuf = uvcuse_fetch_memfd(next_ioctl_get(), fd,
+					UVCUSE_DMABUF_FLAG | checked.reserved[0], 0, &ours);
+	if (dmabuf < 0) {
+		errno = ours ? -dmabuf : ENOTTY;
+		return -1;
+	}
+	if (!(e->flags & O_CLOEXEC))
+		next_fcntl_get()(dmabuf, F_SETFD, 0);
+	e->fd = dmabuf;
+	errno = saved;
+	return 0;
+}
+
 static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 {
 	if (__builtin_expect(request == VIDIOC_DQBUF || request == VIDIOC_QBUF, 0) && arg) {
@@ -448,6 +488,12 @@ static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 	if (__builtin_expect(is_dqbuf(request), 0) && arg) {
 		bool handled;
 		int r = node_dqbuf(fd, request, arg, &handled);
+		if (handled)
+			return r;
+	}
+	if (__builtin_expect(request == VIDIOC_EXPBUF, 0) && arg) {
+		bool handled;
+		int r = node_expbuf(fd, arg, &handled);
 		if (handled)
 			return r;
 	}

@@ -20,6 +20,7 @@
 #include "service/privdrop.h"
 #include "service/readiness.h"
 #include "service/status_server.h"
+#include "share/udmabuf.h"
 #include "usb/usb.h"
 
 struct daemon {
@@ -146,11 +147,11 @@ static int daemon_setup(struct daemon *d, const char *name)
 }
 
 /* What needs root, opened while the daemon has it: /dev/cuse, and
- * /dev/kmsg for LOG_STATUS (optional). Then root is dropped: the camera,
+ * /dev/kmsg for LOG_STATUS and /dev/udmabuf for EXPBUF (optional). Then root is dropped: the camera,
  * its descriptors and answers, and the state directory are read as the
  * daemon's user (udev gives it the camera's usbfs node). */
 static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *meta_cuse_fd,
-				     int *kmsg_fd)
+				     int *kmsg_fd, int *udmabuf_fd)
 {
 	/* A failure is device_new's to report, after the camera's own
 	 * errors (no such camera, not UVC, name taken): those say more. */
@@ -159,6 +160,11 @@ static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *meta
 	*kmsg_fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*kmsg_fd < 0)
 		log_debug("/dev/kmsg: %s: LOG_STATUS goes to our log only", strerror(errno));
+	/* VIDIOC_EXPBUF's dma-bufs */
+	*udmabuf_fd = udmabuf_open();
+	if (*udmabuf_fd < 0)
+		log_info("/dev/udmabuf: %s: VIDIOC_EXPBUF answers ENOTTY%s", strerror(-*udmabuf_fd),
+			 *udmabuf_fd == -ENOENT ? " (a kernel without CONFIG_UDMABUF)" : "");
 	if (!r->drop_privileges)
 		return 0;
 	char err[160];
@@ -176,12 +182,13 @@ static int open_privileged_then_drop(struct resolved *r, int *cuse_fd, int *meta
  * them a group it is a member of). */
 static int daemon_serve(struct daemon *d, struct resolved *r)
 {
-	int cuse_fd = -1, meta_cuse_fd = -1, kmsg_fd = -1;
-	int err = open_privileged_then_drop(r, &cuse_fd, &meta_cuse_fd, &kmsg_fd);
+	int cuse_fd = -1, meta_cuse_fd = -1, kmsg_fd = -1, udmabuf_fd = -ENOTTY;
+	int err = open_privileged_then_drop(r, &cuse_fd, &meta_cuse_fd, &kmsg_fd, &udmabuf_fd);
 	if (!err) {
 		r->cfg.cuse_fd = &cuse_fd;
 		r->cfg.meta_cuse_fd = &meta_cuse_fd;
 		r->cfg.kmsg_fd = kmsg_fd;
+		r->cfg.udmabuf_fd = &udmabuf_fd;
 		r->cfg.on_change = on_device_change;
 		r->cfg.change_data = d;
 		err = device_new(d->loop, d->usb, &r->cfg, &d->dev);
@@ -193,6 +200,8 @@ static int daemon_serve(struct daemon *d, struct resolved *r)
 			close(meta_cuse_fd);
 		if (kmsg_fd >= 0)
 			close(kmsg_fd);
+		if (udmabuf_fd >= 0)
+			close(udmabuf_fd);
 		return -1;
 	}
 	device_share_buffers(d->dev, d->loop, r->name);

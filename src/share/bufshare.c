@@ -21,6 +21,7 @@
 #include "core/accept.h"
 #include "core/loop.h"
 #include "core/process.h"
+#include "share/udmabuf.h"
 
 struct token {
 	void *file;
@@ -53,6 +54,8 @@ struct bufshare {
 	struct accept_reserve reserve; /* an fd to shed connections with at EMFILE */
 	gid_t gid; /* the socket's group */
 	struct log_limit refusal_limit; /* refusal lines: at most a few a second */
+	int udmabuf;     /* /dev/udmabuf (bufshare_set_dmabuf), or -errno */
+	bool dmabuf_said; /* why EXPBUF cannot be served: logged once */
 };
 
 /* Whether a refusal may be logged: a local client hammering the socket
@@ -243,25 +246,54 @@ int bufshare_seal(int memfd)
 	return 0;
 }
 
+/* A dma-buf over the whole of memfd, which it replaces (VIDIOC_EXPBUF).
+ * Without /dev/udmabuf: -ENOTTY, as a driver that cannot export answers,
+ * and one line saying why. */
+static int export_dmabuf(struct bufshare *bs, int *memfd, uint64_t size)
+{
+	int fd = udmabuf_export(bs->udmabuf, *memfd, (size_t)size);
+	if (fd < 0 && !bs->dmabuf_said) {
+		bs->dmabuf_said = true;
+		int why = bs->udmabuf < 0 ? -bs->udmabuf : -fd;
+		log_warn("VIDIOC_EXPBUF: no dma-buf for %s: %s", bs->path, strerror(why));
+	}
+	if (fd < 0)
+		return bs->udmabuf < 0 ? -ENOTTY : fd;
+	*memfd = fd; /* ours to close once sent; the memfd stays its owner's */
+	return 0;
+}
+
+/* The fd answering req (*memfd: the owner's memfd, or a dma-buf over it
+ * that is ours to close, *made), and the memory's size. */
 static int serve(struct conn *c, const struct uvcuse_buf_request *req, int *memfd,
-		 uint64_t *size)
+		 uint64_t *size, bool *made)
 {
 	struct bufshare *bs = c->bs;
 	void *file;
 	int err = bufshare_authorize(bs, req, c->pid, c->uid, &file);
 	if (err < 0)
 		return err;
-	err = bs->lookup(bs->ctx, file, req->offset, req->length, memfd);
+	bool dmabuf = (req->offset & UVCUSE_DMABUF_FLAG) && !(req->offset & UVCUSE_STAGING_FLAG);
+	uint64_t offset = dmabuf ? req->offset & ~UVCUSE_DMABUF_FLAG : req->offset;
+	err = bs->lookup(bs->ctx, file, offset, req->length, memfd);
 	if (err < 0)
 		return err;
 	err = bufshare_seal(*memfd);
+	struct stat st;
+	if (!err && fstat(*memfd, &st) < 0)
+		err = -EIO;
+	if (!err && dmabuf)
+		err = export_dmabuf(bs, memfd, (uint64_t)st.st_size);
 	if (err < 0)
 		return err;
-	struct stat st;
-	if (fstat(*memfd, &st) < 0)
-		return -EIO;
+	*made = dmabuf;
 	*size = (uint64_t)st.st_size;
 	return 0;
+}
+
+void bufshare_set_dmabuf(struct bufshare *bs, int udmabuf)
+{
+	bs->udmabuf = udmabuf;
 }
 
 static void on_conn(void *data, uint32_t events)
@@ -282,6 +314,7 @@ static void on_conn(void *data, uint32_t events)
 	struct uvcuse_buf_request req;
 	int memfd = -1;
 	uint64_t size = 0;
+	bool made = false; /* memfd is a dma-buf of ours */
 	int status = bufshare_parse_request(msg.buf, (size_t)n, &req);
 	if (status < 0) {
 		log_warn("buffer socket: malformed request from pid %d", (int)c->pid);
@@ -304,9 +337,11 @@ static void on_conn(void *data, uint32_t events)
 			return;
 		}
 	} else {
-		status = serve(c, &req, &memfd, &size);
+		status = serve(c, &req, &memfd, &size, &made);
 	}
 	send_reply(c, status, memfd, size);
+	if (made)
+		close(memfd);
 	conn_close(c); /* one request per connection */
 }
 
@@ -510,6 +545,7 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 	bs->lookup = lookup;
 	bs->ctx = ctx;
 	bs->fd = -1;
+	bs->udmabuf = -ENOTTY;
 	bs->gid = getegid();
 	accept_reserve_init(&bs->reserve, "buffer socket");
 	bs->limits = (struct bufshare_limits){ BUFSHARE_MAX_CONNS, BUFSHARE_CONNS_PER_PROCESS,

@@ -78,6 +78,11 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 void bufshare_set_limits(struct bufshare *bs, const struct bufshare_limits *limits);
 /* Without it, a channel request is refused (-EOPNOTSUPP). */
 void bufshare_set_channel(struct bufshare *bs, bufshare_channel_cb channel);
+/* /dev/udmabuf (udmabuf_open(): an fd, or -errno saying why not; not
+ * owned): a request for UVCUSE_DMABUF_FLAG | offset is answered with a
+ * dma-buf over that buffer's memory instead of the memfd (VIDIOC_EXPBUF).
+ * Until then, and without the device: -ENOTTY, logged once. */
+void bufshare_set_dmabuf(struct bufshare *bs, int udmabuf);
 /* Stops listening, removes the socket, forgets every token. */
 void bufshare_free(struct bufshare *bs);
 const char *bufshare_path(const struct bufshare *bs);

@@ -3,6 +3,7 @@
 #include "v4l2/queue.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -291,6 +292,20 @@ int vq_querybuf(struct vq *q, struct v4l2_buffer *b)
 		return -EINVAL;
 	const struct vq_buffer *vb = &q->buffers[b->index];
 	fill_user(q, vb, vb->state, b);
+	return 0;
+}
+
+int vq_expbuf(struct vq *q, const void *owner, const struct v4l2_exportbuffer *e,
+	      uint32_t *offset)
+{
+	if (vq_is_busy(q, owner))
+		return -EBUSY;
+	if (q->memory != V4L2_MEMORY_MMAP || (e->flags & ~(uint32_t)(O_CLOEXEC | O_ACCMODE)) ||
+	    e->type != q->type || e->index >= q->n_buffers || e->plane != 0)
+		return -EINVAL;
+	if (fileio_active(q))
+		return -EBUSY;
+	*offset = q->buffers[e->index].mem_offset;
 	return 0;
 }
 

@@ -162,6 +162,12 @@ int vq_create_bufs(struct vq *q, void *owner, struct v4l2_create_buffers *cb,
 		   size_t sizeimage);
 /* No owner check, as vb2_ioctl_querybuf (see above for uvcvideo). */
 int vq_querybuf(struct vq *q, struct v4l2_buffer *b);
+/* VIDIOC_EXPBUF's checks (vb2_ioctl_expbuf, then vb2_core_expbuf 6.1, in
+ * their order: the owner, MMAP memory, flags, type, index, plane, read()
+ * emulation): 0 with *offset the buffer's mmap offset, over whose memory
+ * the transport makes the dma-buf; or -errno. */
+int vq_expbuf(struct vq *q, const void *owner, const struct v4l2_exportbuffer *e,
+	      uint32_t *offset);
 int vq_prepare_buf(struct vq *q, void *owner, struct v4l2_buffer *b);
 int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b);
 /* What vq_qbuf() will answer for buffer index once the app, holding it,

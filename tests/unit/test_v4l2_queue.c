@@ -4,6 +4,7 @@
  * emulation serves chunked reads, and every buffer allocated is released. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,30 @@ START_TEST(querybuf_mmap)
 	ck_assert_int_eq(vq_querybuf(&q, &b), -EINVAL);
 	q.buffers[2].map_count = 2;
 	ck_assert_uint_eq(querybuf(2).flags, TS_FLAGS | V4L2_BUF_FLAG_MAPPED);
+}
+END_TEST
+
+/* VIDIOC_EXPBUF's checks in vb2's order, and the buffer it names. */
+START_TEST(expbuf_checks)
+{
+	struct v4l2_exportbuffer e = { .type = CAP, .index = 1, .flags = O_CLOEXEC | O_RDWR };
+	uint32_t offset = 7;
+	ck_assert_int_eq(vq_expbuf(&q, A, &e, &offset), -EINVAL); /* no MMAP buffers */
+	ck_assert_int_eq(reqbufs(A, MMAP, 2), 2);
+	ck_assert_int_eq(vq_expbuf(&q, B, &e, &offset), -EBUSY); /* not B's queue */
+	ck_assert_int_eq(vq_expbuf(&q, A, &e, &offset), 0);
+	ck_assert_uint_eq(offset, querybuf(1).m.offset);
+	struct v4l2_exportbuffer bad = e;
+	bad.flags |= O_NONBLOCK;
+	ck_assert_int_eq(vq_expbuf(&q, A, &bad, &offset), -EINVAL);
+	bad = e, bad.type = V4L2_BUF_TYPE_VIDEO_OUTPUT;
+	ck_assert_int_eq(vq_expbuf(&q, A, &bad, &offset), -EINVAL);
+	bad = e, bad.index = 2;
+	ck_assert_int_eq(vq_expbuf(&q, A, &bad, &offset), -EINVAL);
+	bad = e, bad.plane = 1;
+	ck_assert_int_eq(vq_expbuf(&q, A, &bad, &offset), -EINVAL);
+	ck_assert_int_eq(reqbufs(A, USERPTR, 2), 2);
+	ck_assert_int_eq(vq_expbuf(&q, A, &e, &offset), -EINVAL); /* not MMAP */
 }
 END_TEST
 
@@ -981,6 +1006,7 @@ static Suite *queue_suite(void)
 	tc = tcase_create("buffers");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, querybuf_mmap);
+	tcase_add_test(tc, expbuf_checks);
 	tcase_add_test(tc, mmap_find);
 	tcase_add_test(tc, qbuf_checks);
 	tcase_add_test(tc, qbuf_app_flags);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# DMABUF export (VIDIOC_EXPBUF) on a kernel with udmabuf (Debian 12's 6.12:
+# run with tests/vm/run --kernel 6.12), judged against uvcvideo in the same
+# guest: v4l2-compliance -s tests EXPBUF on both (through uvcuse-run on
+# uvcuse: the library asks the daemon for a dma-buf it makes through
+# /dev/udmabuf), and GStreamer's v4l2src io-mode=dmabuf captures 60 intact
+# frames from dma-bufs on both. Without the library EXPBUF stays ENOTTY, as
+# CUSE cannot hand an fd back.
+# Usage (in the guest): daemon-dmabuf.sh BUILD_DIR
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+SERIAL=C-dmabuf
+NAME=video10
+NODE=/dev/$NAME
+
+[ -c /dev/udmabuf ] || fail "no /dev/udmabuf: this kernel ($(uname -r)) has no udmabuf; run with --kernel 6.12"
+
+# gst_dmabuf NODE OUT [RUN]: 60 frames of YUYV 640x480 through exported dma-bufs
+gst_dmabuf() {
+	timeout 120 ${3:+"$3"} gst-launch-1.0 -q v4l2src device="$1" io-mode=dmabuf num-buffers=60 \
+		! video/x-raw,format=YUY2,width=640,height=480 \
+		! filesink location="$2" || fail "gst-launch-1.0 io-mode=dmabuf on $1"
+	framecheck "$2" YUYV 640x480 --min-frames 60 | grep -E '^(frames intact|verdict)'
+}
+
+# verdicts NODE OUT [RUN]: v4l2-compliance -s's test verdicts, one a line
+verdicts() {
+	timeout 300 ${3:+"$3"} v4l2-compliance -d "$1" -s >"$2.log" 2>&1 || true
+	tr '\r' '\n' <"$2.log" | grep -E '^\s*test .*: (OK|FAIL)' | sed 's/^\s*//' >"$2"
+	grep -E '^Total for' "$2.log" | tail -n 1
+}
+
+load_modules vhci-hcd uvcvideo cuse
+vcam_start "$SERIAL" --profile default
+KNODE=$(video_node "$SERIAL")
+echo "kernel $(uname -r), /dev/udmabuf: $(stat -c '%A %U:%G' /dev/udmabuf)"
+
+# (Debian 12's v4l2-compliance is older than 6.12's vb2: some of its checks
+# fail on uvcvideo itself; the reference is what uvcvideo answers.)
+step "uvcvideo: v4l2-compliance -s (the reference) and io-mode=dmabuf"
+verdicts "$KNODE" "$WORK/verdicts.kernel"
+grep -x "test VIDIOC_EXPBUF: OK" "$WORK/verdicts.kernel" || fail "uvcvideo does not export buffers here"
+gst_dmabuf "$KNODE" "$WORK/gst-kernel.yuyv"
+
+step "uvcuse takes the camera"
+uvcuse_start "$SERIAL" "$NAME"
+
+step "uvcuse-run v4l2-compliance -s: EXPBUF as on uvcvideo, no test failed"
+total=$(verdicts "$NODE" "$WORK/verdicts.uvcuse" "$UVCUSE_RUN")
+echo "$total"
+grep -x "test VIDIOC_EXPBUF: OK" "$WORK/verdicts.uvcuse" ||
+	{ cat "$WORK/verdicts.uvcuse.log"; fail "EXPBUF is not OK on uvcuse"; }
+grep -q ', Failed: 0,' <<<"$total" || { grep FAIL "$WORK/verdicts.uvcuse"; fail "v4l2-compliance: $total"; }
+grep -c "dma-buf\|dmabuf\|EXPBUF" "$WORK/uvcuse.log" || true
+
+step "uvcuse-run gst-launch-1.0 v4l2src io-mode=dmabuf: 60 frames from dma-bufs"
+gst_dmabuf "$NODE" "$WORK/gst-uvcuse.yuyv" "$UVCUSE_RUN"
+
+step "without the library, EXPBUF is ENOTTY (CUSE hands no fd back)"
+python3 - "$NODE" <<'PY' || fail "EXPBUF without the library"
+import ctypes, fcntl, os, struct, sys
+VIDIOC_REQBUFS = 0xc0145608
+VIDIOC_EXPBUF = 0xc0405610
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.ioctl(fd, VIDIOC_REQBUFS, bytearray(struct.pack("5I", 2, 1, 1, 0, 0)))
+try:
+    fcntl.ioctl(fd, VIDIOC_EXPBUF, bytearray(struct.pack("5I44x", 1, 0, 0, os.O_RDWR, 0)))
+    sys.exit("EXPBUF answered without the library")
+except OSError as e:
+    print("EXPBUF without the library:", os.strerror(e.errno))
+    sys.exit(0 if e.errno == 25 else 1)
+PY
+uvcuse_stop "$NAME"
+echo
+echo "daemon dmabuf: $STEPS steps passed"
