@@ -85,6 +85,15 @@ static int parse_interface(struct parser *ps, const uint8_t *d, unsigned l)
 	ps->alt = d[3];
 	ps->last_alt = NULL;
 	ps->where = IN_OTHER;
+	/* usbcore skips a repeated (interface, alternate setting) with what
+	 * follows it ("Duplicate descriptor ... skipping"): the parser too,
+	 * whichever VideoControl interface it is asked for */
+	uint8_t bit = (uint8_t)(1u << (ps->alt & 7));
+	if (ps->seen[intf][ps->alt >> 3] & bit) {
+		desc_warn(ps, "interface %u alternate setting %u again: skipped", intf, ps->alt);
+		return 0;
+	}
+	ps->seen[intf][ps->alt >> 3] |= bit;
 	/* A vendor-specific interface is the camera's only when the caller
 	 * asks for it by number: uvcvideo binds such cameras by its device
 	 * table (quirks.c, VENDOR_CLASS), and then takes their streaming

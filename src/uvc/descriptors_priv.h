@@ -29,6 +29,8 @@ struct parser {
 	struct uvc_format *format; /* current format */
 	size_t cut_at;             /* offset of an invalid bLength that ended the
 				    * configuration (0: none), for the error */
+	/* (interface, alternate setting) pairs seen: bit alt of seen[intf] */
+	uint8_t seen[256][256 / 8];
 };
 
 static inline unsigned get16(const uint8_t *p)
