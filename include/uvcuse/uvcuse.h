@@ -161,6 +161,34 @@ enum uvcuse_chan_op {
 
 #define UVCUSE_RING_ENTRIES 32 /* VIDEO_MAX_FRAME: every buffer done at once */
 
+/* struct v4l2_buffer as the ring and the channel carry it: as x86_64 lays
+ * it out, whatever the library's own ABI, so that a 32-bit program's
+ * library shares them with the 64-bit daemon; that library converts its
+ * programs' layouts (uvcuse/compat32.h) to and from it. */
+#if UINTPTR_MAX == UINT64_MAX
+typedef struct v4l2_buffer uvcuse_wire_buffer;
+#else
+typedef struct uvcuse_buffer64 {
+	uint32_t index, type, bytesused, flags, field;
+	_Alignas(8) struct {
+		int64_t tv_sec, tv_usec;
+	} timestamp;
+	struct v4l2_timecode timecode;
+	uint32_t sequence, memory;
+	_Alignas(8) union {
+		uint32_t offset;
+		uint64_t userptr;
+		uint64_t planes;
+		int32_t fd;
+	} m;
+	uint32_t length, reserved2;
+	union {
+		int32_t request_fd;
+		uint32_t reserved;
+	};
+} uvcuse_wire_buffer;
+#endif
+
 struct uvcuse_ring {
 	uint32_t magic;        /* UVCUSE_MAGIC */
 	uint32_t size;         /* sizeof(struct uvcuse_ring) */
@@ -175,7 +203,7 @@ struct uvcuse_ring {
 	_Alignas(8) uint64_t published;
 	/* entry k of a generation is at k % UVCUSE_RING_ENTRIES: VIDIOC_DQBUF's
 	 * answer for it */
-	struct v4l2_buffer entry[UVCUSE_RING_ENTRIES];
+	uvcuse_wire_buffer entry[UVCUSE_RING_ENTRIES];
 	uint32_t features;     /* UVCUSE_RING_*, set by the daemon */
 	/* the app's v4l2_buffer.flags a QBUF keeps in its answer */
 	uint32_t qbuf_keep_flags;
@@ -184,7 +212,7 @@ struct uvcuse_ring {
 	 * inside qbuf_seq's odd phase */
 	uint32_t qbuf_seq;
 	uint32_t qbuf_valid;
-	struct v4l2_buffer qbuf[UVCUSE_RING_ENTRIES];
+	uvcuse_wire_buffer qbuf[UVCUSE_RING_ENTRIES];
 	/* QBUFs the library answered itself, in order: post k at k %
 	 * UVCUSE_RING_ENTRIES. 'posted' counts them (the library's, release
 	 * store after the entry), 'consumed' those the daemon ran (the
@@ -213,7 +241,7 @@ struct uvcuse_chan_msg {
 	uint32_t op;           /* enum uvcuse_chan_op; the answer repeats it */
 	uint32_t seq;          /* the request's number; the answer repeats it */
 	int32_t result;        /* answer: 0 or -errno (as the ioctl's errno) */
-	struct v4l2_buffer buf;
+	uvcuse_wire_buffer buf;
 };
 
 #endif

@@ -22,11 +22,6 @@ static atomic_int sock_owner[FASTPATH_FDS];
 
 bool fastpath_enabled(void)
 {
-	/* The channel and the ring carry struct v4l2_buffer as 64-bit
-	 * programs lay it out: a 32-bit build goes through CUSE, which
-	 * converts (src/v4l2/compat32.h). */
-	if (sizeof(void *) != 8)
-		return false;
 	static atomic_int on = -1;
 	int v = atomic_load_explicit(&on, memory_order_relaxed);
 	if (v < 0) {
@@ -132,7 +127,7 @@ static void slot_drop(struct slot *s)
 	atomic_store(&s->refused, false);
 }
 
-enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, struct v4l2_buffer *b,
+enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, uvcuse_wire_buffer *b,
 				int *result, int *memfd)
 {
 	struct uvcuse_chan_msg m = { .magic = UVCUSE_MAGIC, .op = op, .seq = seq, .buf = *b };
@@ -216,7 +211,7 @@ static struct uvcuse_ring *ring_map(int ring_fd)
 	return r;
 }
 
-bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b)
+bool fastpath_ring_take(struct uvcuse_ring *r, uvcuse_wire_buffer *b)
 {
 	/* a few tries: a lost race with a revocation means no entry */
 	for (int tries = 0; tries < 4; tries++) {
@@ -224,7 +219,7 @@ bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b)
 		uint64_t p = __atomic_load_n(&r->published, __ATOMIC_ACQUIRE);
 		if ((t >> 32) != (p >> 32) || (uint32_t)t >= (uint32_t)p)
 			return false;
-		struct v4l2_buffer e;
+		uvcuse_wire_buffer e;
 		memcpy(&e, &r->entry[(uint32_t)t % UVCUSE_RING_ENTRIES], sizeof(e));
 		/* anything else is the daemon's to answer (EINVAL...) */
 		if (e.type != b->type || e.memory != b->memory)
@@ -240,14 +235,14 @@ bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b)
 
 /* The app got buffer b by DQBUF on this fd: its QBUF may be posted, if
  * the daemon keeps an answer for it. */
-static void note_held(struct slot *s, const struct v4l2_buffer *b)
+static void note_held(struct slot *s, const uvcuse_wire_buffer *b)
 {
 	if (s->ring && b->memory == V4L2_MEMORY_MMAP && b->index < UVCUSE_RING_ENTRIES)
 		s->held |= 1u << b->index;
 }
 
-bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffer *b,
-			    struct v4l2_buffer *answer)
+bool fastpath_posted_answer(const struct uvcuse_ring *r, const uvcuse_wire_buffer *b,
+			    uvcuse_wire_buffer *answer)
 {
 	if (!(r->features & UVCUSE_RING_QBUF_POSTED) || b->index >= UVCUSE_RING_ENTRIES ||
 	    b->type != V4L2_BUF_TYPE_VIDEO_CAPTURE || b->memory != V4L2_MEMORY_MMAP ||
@@ -258,7 +253,7 @@ bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffe
 	if (seq & 1)
 		return false;
 	uint32_t valid = __atomic_load_n(&r->qbuf_valid, __ATOMIC_RELAXED);
-	struct v4l2_buffer a;
+	uvcuse_wire_buffer a;
 	memcpy(&a, &r->qbuf[b->index], sizeof(a));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&r->qbuf_seq, __ATOMIC_RELAXED) != seq || !(valid & (1u << b->index)))
@@ -275,7 +270,7 @@ bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffe
 /* QBUF of a buffer the app holds, answered here from what the daemon kept
  * and posted in the ring (no system call). False: it takes the round trip
  * (or CUSE). */
-static bool post_qbuf(struct slot *s, struct v4l2_buffer *b)
+static bool post_qbuf(struct slot *s, uvcuse_wire_buffer *b)
 {
 	if (!s->ring || b->index >= UVCUSE_RING_ENTRIES)
 		return false;
@@ -284,14 +279,14 @@ static bool post_qbuf(struct slot *s, struct v4l2_buffer *b)
 	if (!(s->held & bit))
 		return false;
 	s->held &= ~bit; /* once: a second QBUF is the daemon's to refuse */
-	struct v4l2_buffer answer;
+	uvcuse_wire_buffer answer;
 	if (!fastpath_posted_answer(s->ring, b, &answer) || !fastpath_ring_post(s->ring, b))
 		return false; /* the round trip (after the posts, in order) */
 	*b = answer;
 	return true;
 }
 
-bool fastpath_ring_post(struct uvcuse_ring *r, const struct v4l2_buffer *b)
+bool fastpath_ring_post(struct uvcuse_ring *r, const uvcuse_wire_buffer *b)
 {
 	/* one poster per ring (the slot's lock): 'posted' is ours */
 	uint32_t posted = __atomic_load_n(&r->posted, __ATOMIC_RELAXED);
@@ -386,13 +381,12 @@ static bool slot_open(struct slot *s, const struct fastpath_probe *probe, int fd
 	return true;
 }
 
-enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
-				     unsigned long request, struct v4l2_buffer *b, int *ret)
+/* fastpath_ioctl on the wire's layout. */
+static enum fastpath_verdict wire_ioctl(const struct fastpath_probe *probe, int fd, uint32_t op,
+					uvcuse_wire_buffer *b, int *ret)
 {
-	if (fd < 0 || fd >= FASTPATH_FDS || !fastpath_enabled())
-		return FASTPATH_NOT_HANDLED;
 	/* the kernel checks a USERPTR buffer's pointer in CUSE's retry round */
-	if (request == VIDIOC_QBUF && b->memory != V4L2_MEMORY_MMAP)
+	if (op == UVCUSE_CHAN_QBUF && b->memory != V4L2_MEMORY_MMAP)
 		return FASTPATH_NOT_HANDLED;
 	struct slot *s = &fastpath_slots[fd];
 	unsigned idle = 0;
@@ -401,7 +395,6 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	int saved = errno;
 	enum fastpath_verdict v = FASTPATH_NOT_HANDLED;
 	bool not_ours = false;
-	uint32_t op = request == VIDIOC_QBUF ? UVCUSE_CHAN_QBUF : UVCUSE_CHAN_DQBUF;
 	/* The ring's answers trust a live slot without an fstat (a system
 	 * call costs more than the kernel's whole DQBUF in a slow guest):
 	 * every close the library sees forgets the slot, a number reused
@@ -425,7 +418,7 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 		v = not_ours ? FASTPATH_NOT_OURS : FASTPATH_NOT_HANDLED;
 		goto out;
 	}
-	struct v4l2_buffer work = *b;
+	uvcuse_wire_buffer work = *b;
 	int result = 0, memfd = -1;
 	enum chan_call_status cs = chan_call(s->sock, ++s->seq, op, &work, &result, &memfd);
 	if (cs == CHAN_NOT_SENT) {
@@ -458,7 +451,8 @@ enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
 	if (op == UVCUSE_CHAN_DQBUF && b->memory == V4L2_MEMORY_USERPTR && b->bytesused) {
 		/* the frame is in the buffer's staging memory: pread answers
 		 * EFAULT for a bad pointer where a memcpy would crash */
-		ssize_t n = memfd >= 0 ? pread(memfd, (void *)b->m.userptr, b->bytesused, 0) : -1;
+		ssize_t n = memfd >= 0 ? pread(memfd, (void *)(uintptr_t)b->m.userptr,
+						b->bytesused, 0) : -1;
 		if (n != (ssize_t)b->bytesused) {
 			*ret = -1;
 			saved = memfd < 0 ? EIO : n < 0 ? errno : EIO;
@@ -470,6 +464,24 @@ out:
 	atomic_store_explicit(&s->busy, 0, memory_order_release);
 	errno = saved;
 	return v;
+}
+
+enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
+				     unsigned long request, void *b, int *ret)
+{
+	uint32_t op;
+	if (fd < 0 || fd >= FASTPATH_FDS || !fastpath_enabled() || !fastpath_wire_op(request, &op))
+		return FASTPATH_NOT_HANDLED;
+#if UINTPTR_MAX == UINT64_MAX
+	return wire_ioctl(probe, fd, op, b, ret); /* the wire's layout is the app's */
+#else
+	uvcuse_wire_buffer w;
+	fastpath_wire_from_app(request, b, &w);
+	enum fastpath_verdict v = wire_ioctl(probe, fd, op, &w, ret);
+	if (v == FASTPATH_HANDLED && *ret == 0)
+		fastpath_wire_to_app(request, &w, b);
+	return v;
+#endif
 }
 
 bool fastpath_ring_ready(const struct uvcuse_ring *r)

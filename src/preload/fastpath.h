@@ -48,12 +48,19 @@ struct fastpath_probe {
 	void (*not_ours)(int fd, const struct stat *st);
 };
 
-/* VIDIOC_QBUF or VIDIOC_DQBUF on fd. With a live channel, an answer from
- * the ring (a DQBUF taken, a QBUF posted) costs no system call; a request
- * over the channel costs an fstat (fd still the node), its send and its
- * receive. */
+/* VIDIOC_QBUF or VIDIOC_DQBUF on fd, b in the layout its request numbers
+ * (a 32-bit build: either time width; uvcuse/compat32.h). With a live
+ * channel, an answer from the ring (a DQBUF taken, a QBUF posted) costs no
+ * system call; a request over the channel costs an fstat (fd still the
+ * node), its send and its receive. */
 enum fastpath_verdict fastpath_ioctl(const struct fastpath_probe *probe, int fd,
-				     unsigned long request, struct v4l2_buffer *b, int *ret);
+				     unsigned long request, void *b, int *ret);
+/* Whether request is a QBUF or a DQBUF the fast path takes (op: the
+ * channel's), and b in that request's layout to the wire's and back: the
+ * same struct in a 64-bit build (fastpath_wire.c). */
+bool fastpath_wire_op(unsigned long request, uint32_t *op);
+void fastpath_wire_from_app(unsigned long request, const void *app, uvcuse_wire_buffer *w);
+void fastpath_wire_to_app(unsigned long request, const uvcuse_wire_buffer *w, void *app);
 /* poll() sets larger than this go to the kernel. */
 #define FASTPATH_POLL_MAX 64
 
@@ -97,15 +104,15 @@ bool fastpath_enabled(void);
 /* Takes the next DQBUF answer the daemon published in r into *b (whose
  * type and memory must be the entry's), by compare-and-swap: false when
  * there is none (or a revocation won). */
-bool fastpath_ring_take(struct uvcuse_ring *r, struct v4l2_buffer *b);
+bool fastpath_ring_take(struct uvcuse_ring *r, uvcuse_wire_buffer *b);
 /* Posts b's QBUF in r for the daemon to run: false when r is full. */
-bool fastpath_ring_post(struct uvcuse_ring *r, const struct v4l2_buffer *b);
+bool fastpath_ring_post(struct uvcuse_ring *r, const uvcuse_wire_buffer *b);
 /* r holds an entry a DQBUF can take now. */
 bool fastpath_ring_ready(const struct uvcuse_ring *r);
 /* What QBUF of b answers, from what the daemon kept in r (the app's kept
  * flags added): false when r keeps nothing valid for it. */
-bool fastpath_posted_answer(const struct uvcuse_ring *r, const struct v4l2_buffer *b,
-			    struct v4l2_buffer *answer);
+bool fastpath_posted_answer(const struct uvcuse_ring *r, const uvcuse_wire_buffer *b,
+			    uvcuse_wire_buffer *answer);
 
 
 /* Makes fd's slot a live channel of this process on sock, with ring r (a
@@ -125,7 +132,7 @@ enum chan_call_status {
  * answer is then -EINTR, or the buffer if it was answered first. On
  * success *b is the answer's buffer and *memfd the fd it carried (-1: none;
  * extra fds are closed). */
-enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, struct v4l2_buffer *b,
+enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, uvcuse_wire_buffer *b,
 				int *result, int *memfd);
 
 #endif

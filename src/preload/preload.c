@@ -139,6 +139,22 @@ NEXT(next_ppoll_chk, ppoll_chk_fn, "__ppoll_chk")
  * place of ioctl and fcntl (absent from older glibc: then nobody does) */
 NEXT(next_ioctl_time64, ioctl_fn, "__ioctl_time64")
 NEXT(next_fcntl_time64, fcntl_fn, "__fcntl_time64")
+/* ... and __ppoll64 for ppoll, with glibc's struct __timespec64 (a 32-bit
+ * tv_nsec, then padding) */
+struct timespec64_i386 {
+	int64_t tv_sec;
+	int32_t tv_nsec;
+	int32_t pad;
+};
+typedef int (*ppoll64_fn)(struct pollfd *, nfds_t, const struct timespec64_i386 *,
+			  const sigset_t *);
+typedef int (*ppoll64_chk_fn)(struct pollfd *, nfds_t, const struct timespec64_i386 *,
+			      const sigset_t *, size_t);
+static _Atomic(ppoll64_fn) next_ppoll64_p;
+static _Atomic(ppoll64_chk_fn) next_ppoll64_chk_p;
+NEXT(next_ppoll64, ppoll64_fn, "__ppoll64")
+NEXT(next_ppoll64_chk, ppoll64_chk_fn, "__ppoll64_chk")
+
 #endif
 
 /* Resolved before any app code runs, so that nothing the library does in
@@ -170,6 +186,8 @@ __attribute__((constructor)) static void resolve_next(void)
 #if UINTPTR_MAX != UINT64_MAX
 	next_ioctl_time64_get();
 	next_fcntl_time64_get();
+	next_ppoll64_get();
+	next_ppoll64_chk_get();
 #endif
 	fastpath_init();
 }
@@ -257,7 +275,7 @@ static void tell_flags(int fd)
 
 /* QBUF or DQBUF on a possible node through the fast path (fastpath.h).
  * Returns true when it answered (*ret, errno). */
-static bool node_fastpath(int fd, unsigned long request, struct v4l2_buffer *b, int *ret)
+static bool node_fastpath(int fd, unsigned long request, void *b, int *ret)
 {
 	struct fastpath_probe probe = {
 		.next_ioctl = next_ioctl_get(),
@@ -480,7 +498,8 @@ static int node_expbuf(int fd, struct v4l2_exportbuffer *e, bool *handled)
 
 static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 {
-	if (__builtin_expect(request == VIDIOC_DQBUF || request == VIDIOC_QBUF, 0) && arg) {
+	uint32_t op;
+	if (__builtin_expect(fastpath_wire_op(request, &op), 0) && arg) {
 		int r;
 		if (node_fastpath(fd, request, arg, &r))
 			return r;
@@ -498,8 +517,7 @@ static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 			return r;
 	}
 	/* (QBUF and DQBUF were checked by the fast path before any channel use) */
-	if (__builtin_expect(_IOC_TYPE(request) == 'V', 0) && request != VIDIOC_DQBUF &&
-	    request != VIDIOC_QBUF)
+	if (__builtin_expect(_IOC_TYPE(request) == 'V', 0) && !fastpath_wire_op(request, &op))
 		fastpath_check_fd(fd);
 	int r = next(fd, request, arg);
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
@@ -608,6 +626,35 @@ EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *t
 		return next_ppoll_chk_get()(fds, nfds, tmo, sigmask, fdslen);
 	return ppoll(fds, nfds, tmo, sigmask);
 }
+
+#if UINTPTR_MAX != UINT64_MAX
+EXPORT int __ppoll64(struct pollfd *fds, nfds_t nfds, const struct timespec64_i386 *tmo,
+		     const sigset_t *sigmask)
+{
+	ppoll64_fn next = next_ppoll64_get();
+	int64_t t = -1;
+	if (tmo && (tmo->tv_sec < 0 || tmo->tv_nsec < 0 || tmo->tv_nsec >= 1000000000))
+		t = -2; /* EINVAL: the kernel says so */
+	else if (tmo && tmo->tv_sec <= INT64_MAX / 1000000000 - 1)
+		t = tmo->tv_sec * 1000000000 + tmo->tv_nsec;
+	if (sigmask || t == -2)
+		return next(fds, nfds, tmo, sigmask);
+	int n = fastpath_poll(fds, nfds, &t, wait_ppoll, NULL);
+	if (n != -2)
+		return n;
+	struct timespec64_i386 left = { .tv_sec = t / 1000000000,
+					.tv_nsec = (int32_t)(t % 1000000000) };
+	return next(fds, nfds, t < 0 ? NULL : &left, NULL);
+}
+
+EXPORT int __ppoll64_chk(struct pollfd *fds, nfds_t nfds, const struct timespec64_i386 *tmo,
+			 const sigset_t *sigmask, size_t fdslen)
+{
+	if (fdslen / sizeof(*fds) < nfds)
+		return next_ppoll64_chk_get()(fds, nfds, tmo, sigmask, fdslen);
+	return __ppoll64(fds, nfds, tmo, sigmask);
+}
+#endif
 
 static int do_fcntl(fcntl_fn next, int fd, int cmd, void *arg)
 {

@@ -9,7 +9,8 @@
 # the 32-bit builds; on uvcuse, the daemon's (src/v4l2/compat32.c). Every
 # transcript must equal uvcvideo's of the same build, every 32-bit one the
 # 64-bit one, and every captured frame must be intact. The 32-bit programs
-# run through uvcuse-run, which gives them the 32-bit preload library.
+# run through uvcuse-run, which gives them the 32-bit preload library, whose
+# fast path carries their QBUFs and DQBUFs (counted by the daemon).
 # Usage (in the guest): daemon-abi32.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -39,12 +40,22 @@ client() {
 	done
 }
 
+# fast_path: the requests the fast path served, its channels' and its
+# rings' (DQBUFs taken, QBUFs posted) summed, as VIDIOC_LOG_STATUS logs
+# them (lib.sh's fast_requests counts the channels' alone)
+fast_path() {
+	fast_requests "$NODE" >/dev/null # (LOG_STATUS, its line waited for)
+	grep -a "through the fast path" "$WORK/uvcuse.log" | tail -n 1 |
+		sed -E 's/.* ([0-9]+) through the fast path \(and ([0-9]+) DQBUFs taken from its rings, ([0-9]+) QBUFs posted.*/\1 + \2 + \3/' |
+		{ read -r expr && echo $((expr)); }
+}
+
 same() { # same A B WHAT
 	diff -u "$WORK/$1.cmp" "$WORK/$2.cmp" || fail "$3"
 	echo "$3: $(wc -l <"$WORK/$1.cmp") answers, identical"
 }
 
-for exe in "${BUILDS[@]}" uvcuse-xuctl32; do
+for exe in "${BUILDS[@]}" uvcuse-xuctl32 uvcuse-fastpathcheck32; do
 	[ -x "$TOOLS/$exe" ] || fail "$TOOLS/$exe is missing (a -m32 toolchain: gcc-multilib)"
 done
 load_modules vhci-hcd uvcvideo cuse
@@ -65,13 +76,28 @@ uvcuse_start "$SERIAL" "$NAME" --no-convert
 
 step "uvcuse: each build answered as uvcvideo answered it"
 for exe in "${BUILDS[@]}"; do
+	before=$(fast_path)
 	client "$exe" "$NODE" "uvcuse-$exe"
+	fast=$(($(fast_path) - before))
+	echo "$exe: $fast requests through the fast path"
+	[ "$fast" -ge $((2 * FRAMES)) ] || fail "$exe: $fast requests through the fast path for $((2 * FRAMES)) frames"
 	same "kernel-$exe" "uvcuse-$exe" "$exe: uvcuse as uvcvideo"
 	grep -qx "userptr: prepare_buf 0: 0" "$WORK/uvcuse-$exe.txt" || fail "$exe: PREPARE_BUF failed"
 	grep -qx "userptr: prepare_buf 0: -25" "$WORK/kernel-$exe.txt" ||
 		fail "$exe: uvcvideo answers PREPARE_BUF now: compare it with the rest"
 done
 echo "PREPARE_BUF: uvcuse 0 (as uvcvideo 6.17+), the 6.1 referee ENOTTY"
+
+step "uvcuse-fastpathcheck32: a 32-bit program's streaming semantics with the fast path off and on"
+UVCUSE_FASTPATH=0 timeout 180 "$UVCUSE_RUN" "$TOOLS/uvcuse-fastpathcheck32" "$NODE" >"$WORK/fpc-off.txt" ||
+	{ cat "$WORK/fpc-off.txt"; fail "uvcuse-fastpathcheck32 with the fast path off"; }
+before=$(fast_path)
+timeout 180 "$UVCUSE_RUN" "$TOOLS/uvcuse-fastpathcheck32" "$NODE" >"$WORK/fpc-on.txt" ||
+	{ cat "$WORK/fpc-on.txt"; fail "uvcuse-fastpathcheck32 with the fast path on"; }
+diff -u "$WORK/fpc-off.txt" "$WORK/fpc-on.txt" || fail "uvcuse-fastpathcheck32 answers differ with the fast path"
+fast=$(($(fast_path) - before))
+[ "$fast" -gt 0 ] || fail "the fast path served no request of uvcuse-fastpathcheck32"
+echo "$(grep -c '^ok:' "$WORK/fpc-on.txt") checks passed both ways; $fast requests through the fast path"
 
 step "uvcuse: the extension unit ioctls of a 32-bit program as uvcvideo's"
 "$TOOLS/uvcuse-xuctl32" "$NODE" query >"$WORK/xu-query.uvcuse" || { cat "$WORK/xu-query.uvcuse"; fail "uvcuse-xuctl32 query"; }

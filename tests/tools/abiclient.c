@@ -6,7 +6,8 @@
  * a transcript of what the node answers that does not depend on the ABI,
  * the moment or the driver (formats, inputs, controls, control events,
  * buffers), then streams FRAMES frames with MMAP (through the preload
- * library, as uvcuse needs) and FRAMES with USERPTR, checks each buffer's
+ * library, as uvcuse needs; each waited for in ppoll()) and FRAMES with
+ * USERPTR (in a blocking DQBUF), checks each buffer's
  * sequence, timestamp (against CLOCK_MONOTONIC) and size, and writes the
  * frames to PREFIX.mmap and PREFIX.userptr for uvcuse-framecheck. The
  * transcripts of uvcvideo and uvcuse, and of the three builds, are diffed
@@ -14,6 +15,7 @@
  * Usage: uvcuse-abiclient DEVICE PREFIX FRAMES */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -284,6 +286,21 @@ static void check_buffer(const struct stream *s, const struct v4l2_buffer *b,
 		fail("%s: timestamp %lld us after %lld us", s->name, t, t0);
 }
 
+/* ppoll() until a frame is done, 5 s at most. */
+static bool wait_frame(const struct stream *s)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec five = { .tv_sec = 5 };
+	int n;
+	do
+		n = ppoll(&p, 1, &five, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 && p.revents == POLLIN)
+		return true;
+	fail("%s: ppoll: %d, revents 0x%x", s->name, n, n > 0 ? p.revents : 0);
+	return false;
+}
+
 static void run_stream(struct stream *s, unsigned frames, const char *path)
 {
 	FILE *out = fopen(path, "wb");
@@ -297,6 +314,10 @@ static void run_stream(struct stream *s, unsigned frames, const char *path)
 	struct v4l2_buffer prev = { 0 }, b;
 	unsigned got = 0, flags = 0;
 	for (; got < frames; got++) {
+		/* MMAP waits in ppoll() first (a 32-bit program with 64-bit time
+		 * calls __ppoll64), USERPTR in the blocking DQBUF */
+		if (s->memory == V4L2_MEMORY_MMAP && !wait_frame(s))
+			break;
 		b = (struct v4l2_buffer){ .type = type, .memory = s->memory };
 		int r = xioctl(VIDIOC_DQBUF, &b);
 		if (r) {

@@ -102,6 +102,8 @@ FIELD(struct compat32_xu_control_query, struct uvc_xu_control_query, data);
 CMD(COMPAT32_UVCIOC_CTRL_MAP, UVCIOC_CTRL_MAP);
 CMD(COMPAT32_UVCIOC_CTRL_QUERY, UVCIOC_CTRL_QUERY);
 
+#include "wire_layout.h" /* the fast path's, as the 64-bit daemon lays it out */
+
 /* Every command of src/v4l2/ioctls.c's table and of uvcuse.h as a 32-bit
  * program numbers it, in a section of its own: the build copies it out
  * (objcopy) for test_v4l2_compat32, which needs no 32-bit program to run. */

@@ -28,6 +28,7 @@
 _Static_assert(offsetof(struct uvcuse_ring, taken) == 8, "ring: taken moved");
 _Static_assert(offsetof(struct uvcuse_ring, published) == 16, "ring: published moved");
 _Static_assert(_Alignof(struct uvcuse_ring) >= 8, "ring: atomics not 8-byte aligned");
+#include "wire_layout.h" /* the layout a 32-bit library shares */
 
 /* A queue of done buffers: done[head..n) in order. */
 struct fake_queue {
