@@ -55,7 +55,7 @@ same() { # same A B WHAT
 	echo "$3: $(wc -l <"$WORK/$1.cmp") answers, identical"
 }
 
-for exe in "${BUILDS[@]}" uvcuse-xuctl32 uvcuse-fastpathcheck32; do
+for exe in "${BUILDS[@]}" uvcuse-xuctl32 uvcuse-fastpathcheck32 uvcuse-metagrab32; do
 	[ -x "$TOOLS/$exe" ] || fail "$TOOLS/$exe is missing (a -m32 toolchain: gcc-multilib)"
 done
 load_modules vhci-hcd uvcvideo cuse
@@ -98,6 +98,15 @@ diff -u "$WORK/fpc-off.txt" "$WORK/fpc-on.txt" || fail "uvcuse-fastpathcheck32 a
 fast=$(($(fast_path) - before))
 [ "$fast" -gt 0 ] || fail "the fast path served no request of uvcuse-fastpathcheck32"
 echo "$(grep -c '^ok:' "$WORK/fpc-on.txt") checks passed both ways; $fast requests through the fast path"
+
+step "uvcuse-metagrab32: a 32-bit program streams the video and the metadata node at once"
+for run in "mmap uvch" "userptr uvch"; do
+	# shellcheck disable=SC2086 # (the mode and format, two words)
+	timeout 120 "$UVCUSE_RUN" "$TOOLS/uvcuse-metagrab32" "$NODE" /dev/video11 45 $run \
+		>"$WORK/metagrab32.log" ||
+		{ cat "$WORK/metagrab32.log"; fail "32-bit metadata does not pair with the frames ($run)"; }
+	echo "$run: $(tail -n 1 "$WORK/metagrab32.log")"
+done
 
 step "uvcuse: the extension unit ioctls of a 32-bit program as uvcvideo's"
 "$TOOLS/uvcuse-xuctl32" "$NODE" query >"$WORK/xu-query.uvcuse" || { cat "$WORK/xu-query.uvcuse"; fail "uvcuse-xuctl32 query"; }
