@@ -34,6 +34,14 @@ v4l2-ctl -d "$NODE" -c brightness=40 || fail "brightness"
 
 # replug_during APP_PID: unplug 3 s into the app's stream, back 4 s later
 replug_during() {
+	# 3 s after the app opened the node (its start may take long: GStreamer's
+	# first run in a guest builds its plugin registry, 24 s under TCG)
+	local i
+	for ((i = 0; i < 600; i++)); do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q " $NODE\$" && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
 	sleep 3
 	kill -0 "$1" 2>/dev/null || fail "the app ended before the unplug"
 	kill -USR1 "$CAM_PID"
