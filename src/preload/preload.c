@@ -566,16 +566,20 @@ static struct timespec ns_to_ts(int64_t ns)
 	return (struct timespec){ .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
 }
 
-static int64_t ts_to_ns(const struct timespec *ts)
+/* A timeout's seconds and nanoseconds in ns: -2 when the kernel would
+ * answer EINVAL, -1 (none) beyond what 64 bits hold. */
+static int64_t timeout_ns(int64_t sec, int64_t nsec)
 {
-	if (!ts)
-		return -1;
-	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+	if (sec < 0 || nsec < 0 || nsec >= 1000000000)
 		return -2; /* EINVAL: the kernel says so */
-	int64_t sec = ts->tv_sec; /* 32 bits in a 32-bit build */
 	if (sec > INT64_MAX / 1000000000 - 1)
 		return -1;
-	return sec * 1000000000 + ts->tv_nsec;
+	return sec * 1000000000 + nsec;
+}
+
+static int64_t ts_to_ns(const struct timespec *ts)
+{
+	return ts ? timeout_ns(ts->tv_sec, ts->tv_nsec) : -1;
 }
 
 static int wait_poll(void *ctx, struct pollfd *fds, nfds_t nfds, int64_t timeout_ns)
@@ -632,11 +636,7 @@ EXPORT int __ppoll64(struct pollfd *fds, nfds_t nfds, const struct timespec64_i3
 		     const sigset_t *sigmask)
 {
 	ppoll64_fn next = next_ppoll64_get();
-	int64_t t = -1;
-	if (tmo && (tmo->tv_sec < 0 || tmo->tv_nsec < 0 || tmo->tv_nsec >= 1000000000))
-		t = -2; /* EINVAL: the kernel says so */
-	else if (tmo && tmo->tv_sec <= INT64_MAX / 1000000000 - 1)
-		t = tmo->tv_sec * 1000000000 + tmo->tv_nsec;
+	int64_t t = tmo ? timeout_ns(tmo->tv_sec, tmo->tv_nsec) : -1;
 	if (sigmask || t == -2)
 		return next(fds, nfds, tmo, sigmask);
 	int n = fastpath_poll(fds, nfds, &t, wait_ppoll, NULL);
