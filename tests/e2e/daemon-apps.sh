@@ -70,7 +70,7 @@ step "without the library: mmap() fails and the daemon says what fixes it"
 # (v4l2-ctl reports the failed mmap but exits 0)
 v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
 	--stream-mmap --stream-count=5 --stream-to="$WORK/nolib.yuyv" >"$WORK/nolib.log" 2>&1 || true
-sed 's/^/  v4l2-ctl: /' "$WORK/nolib.log" | head -n 3
+sed 's/^/  v4l2-ctl: /' "$WORK/nolib.log" | sed -n 1,3p
 [ ! -s "$WORK/nolib.yuyv" ] || fail "frames captured by MMAP without the library"
 for ((i = 0; i < 20; i++)); do grep -q 'uvcuse-run v4l2-ctl' "$WORK/uvcuse.log" && break; sleep 0.1; done
 grep -m1 'never mapped one' "$WORK/uvcuse.log" || fail "no hint naming uvcuse-run in the daemon's log"
@@ -165,7 +165,7 @@ exec 7>&-
 wait "$HOLDER" || fail "token holder failed"
 # the one that reached the daemon (nobody's never did)
 [ "$(grep -c 'refused pid' "$WORK/uvcuse.log")" -ge 1 ] || fail "refusal not logged"
-grep 'refused pid' "$WORK/uvcuse.log" | head -n 2
+grep 'refused pid' "$WORK/uvcuse.log" | sed -n 1,2p
 
 kill -0 "$UVCUSE_PID" || fail "uvcuse died"
 uvcuse_stop "$NAME"

@@ -141,7 +141,7 @@ clone_while_away() {
 	printf '[uvcuse]\nreplug = %s\n' "$rule" >"$WORK/$rule.conf"
 	: >"$WORK/uvcuse.log"
 	uvcuse_start "$SERIAL" video10 --linger 60 --config "$WORK/$rule.conf"
-	port=$(sed -nE 's/.*\((usb-[^)]*)\) served as.*/\1/p' "$WORK/uvcuse.log" | head -n 1)
+	port=$(sed -nE 's/.*\((usb-[^)]*)\) served as.*/\1/p' "$WORK/uvcuse.log" | sed -n 1p)
 	"$UVCUSE_RUN" v4l2-ctl -d "$NODE" --stream-mmap --stream-count=100000 --stream-to=/dev/null \
 		>"$WORK/app.log" 2>&1 &
 	app=$!

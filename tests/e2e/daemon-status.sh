@@ -57,7 +57,7 @@ systemd-run --unit="$UNIT" -p Type=notify -p StateDirectory=uvcuse \
 echo "active after $(echo "$(date +%s.%N) - $start" | bc) s"
 [ "$(systemctl is-active "$UNIT")" = active ] || fail "unit not active"
 [ -c "$NODE" ] || fail "active but no $NODE"
-journalctl -u "$UNIT" --no-pager | grep -q "udev did not process" && fail "READY=1 came from the timeout, not udev"
+unit_logged "$UNIT" "udev did not process" && fail "READY=1 came from the timeout, not udev"
 pid=$(systemctl show -p MainPID --value "$UNIT")
 grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|NoNewPrivs):' "/proc/$pid/status"
 [ "$(awk '/^Uid:/ {print $3}' "/proc/$pid/status")" = "$(id -u uvcuse)" ] || fail "daemon not running as uvcuse"

@@ -23,7 +23,7 @@ for ((i = 0; i < 300; i++)); do
 	sleep 0.1
 done
 systemctl is-active -q "$UNIT" || { journalctl -b -u "$UNIT" --no-pager | tail; fail "$UNIT did not start"; }
-systemctl status --no-pager "$UNIT" | head -n 8
+systemctl status --no-pager "$UNIT" | sed -n 1,8p
 NODE=$(systemctl show -p StatusText --value "$UNIT" | grep -oE '/dev/video[0-9]+' | head -n 1)
 PERMS=$(stat -c '%A %U:%G' "$NODE")
 ls -l "$NODE" /dev/v4l/by-id/

@@ -343,6 +343,15 @@ late_frames() {
 
 # rss_kib, fd_count: the running daemon's resident memory (KiB) and open
 # files, for the tests that look for growth.
+# unit_logged UNIT PATTERN: the unit's journal of this boot has a line
+# matching PATTERN. (Not `journalctl | grep -q`: grep leaves at the first
+# match, journalctl then dies of SIGPIPE and pipefail fails the pipeline.)
+unit_logged() {
+	local journal
+	journal=$(journalctl -b --no-pager -u "$1")
+	grep -qE -- "$2" <<<"$journal"
+}
+
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$UVCUSE_PID/status"; }
 fd_count() { find "/proc/$UVCUSE_PID/fd" -mindepth 1 | wc -l; }
 
