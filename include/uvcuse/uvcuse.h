@@ -145,6 +145,22 @@ struct uvcuse_file_flags {
  * daemon cannot make one. */
 #define UVCUSE_DMABUF_FLAG (UINT64_C(1) << 61)
 
+/* DMABUF import (VIDIOC_QBUF or PREPARE_BUF of V4L2_MEMORY_DMABUF buffers;
+ * CUSE carries no fd): the library sends the app's dma-buf (SCM_RIGHTS)
+ * with a buffer request for UVCUSE_IMPORT_OFFSET(index, fd), fd the app's
+ * number for it (QBUF's m.fd, which QUERYBUF and DQBUF give back), length
+ * 0. The daemon maps it as DMABUF buffer index's memory for the file that
+ * said HELLO and answers status only: 0, -EINVAL (not a dma-buf, not
+ * mappable, no such DMABUF buffer), -EBUSY (the buffer is queued, or
+ * another file owns the queue). The QBUF that follows names it by m.fd
+ * (-EINVAL for any other fd, as vb2's dma_buf_get). */
+#define UVCUSE_IMPORT_FLAG (UINT64_C(1) << 60)
+#define UVCUSE_IMPORT_OFFSET(index, fd)                                                   \
+	(UVCUSE_IMPORT_FLAG | ((uint64_t)((uint32_t)(fd) & 0x7fffffffu) << 8) |           \
+	 ((uint64_t)(index) & 0xffu))
+#define UVCUSE_IMPORT_INDEX(offset) ((unsigned)((offset) & 0xffu))
+#define UVCUSE_IMPORT_FD(offset) ((int)(((offset) >> 8) & 0x7fffffffu))
+
 /* The buffer request offset that makes its connection the file's channel. */
 #define UVCUSE_CHANNEL_OFFSET (UINT64_C(1) << 62)
 

@@ -10,10 +10,33 @@
 
 #include "uvcuse/uvcuse.h"
 
+/* The request on s, with passed (>= 0) along: sendmsg's answer. */
+static ssize_t send_request(int s, const struct uvcuse_buf_request *req, int passed)
+{
+	struct iovec iov = { (void *)req, sizeof(*req) };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (passed >= 0) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &passed, sizeof(int));
+	}
+	return sendmsg(s, &m, MSG_NOSIGNAL);
+}
+
 /* HELLO on fd, a connection to the daemon's socket and the request for
- * offset/length sent on it: the connected socket, or -errno. */
+ * offset/length sent on it (with fd passed, if >= 0): the connected
+ * socket, or -errno. */
 static int hello_and_ask(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length,
-			 bool *ours)
+			 int passed, bool *ours)
 {
 	struct uvcuse_hello h;
 	memset(&h, 0, sizeof(h));
@@ -35,7 +58,7 @@ static int hello_and_ask(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, ui
 					  .offset = offset, .length = length };
 	memcpy(req.token, h.token, sizeof(req.token));
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(s, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+	    send_request(s, &req, passed) != (ssize_t)sizeof(req)) {
 		int err = -errno;
 		close(s);
 		return err;
@@ -87,7 +110,7 @@ int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_call, int fd, bool *ours, int *rin
 			int *bell_fd)
 {
 	*ring_fd = *bell_fd = -1;
-	int s = hello_and_ask(ioctl_call, fd, UVCUSE_CHANNEL_OFFSET, 0, ours);
+	int s = hello_and_ask(ioctl_call, fd, UVCUSE_CHANNEL_OFFSET, 0, -1, ours);
 	if (s < 0)
 		return s;
 	struct uvcuse_buf_reply rep;
@@ -106,17 +129,28 @@ int uvcuse_open_channel(uvcuse_ioctl_fn ioctl_call, int fd, bool *ours, int *rin
 	return s;
 }
 
+/* One request (with passed sent along, if >= 0) and its reply: as
+ * recv_reply. */
+static int ask(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length, int passed,
+	       bool *ours, struct uvcuse_buf_reply *rep, int got[2], unsigned *fds)
+{
+	got[0] = got[1] = -1;
+	*fds = 0;
+	int s = hello_and_ask(ioctl_call, fd, offset, length, passed, ours);
+	if (s < 0)
+		return s;
+	int err = recv_reply(s, rep, got, fds);
+	close(s);
+	return err;
+}
+
 int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length,
 		       bool *ours)
 {
-	int s = hello_and_ask(ioctl_call, fd, offset, length, ours);
-	if (s < 0)
-		return s;
 	struct uvcuse_buf_reply rep;
 	int got[2];
-	unsigned fds = 0;
-	int err = recv_reply(s, &rep, got, &fds);
-	close(s);
+	unsigned fds;
+	int err = ask(ioctl_call, fd, offset, length, -1, ours, &rep, got, &fds);
 	/* exactly one fd is the answer: none may leak */
 	if (!err && (fds != 1 || rep.size < length))
 		err = -EPROTO;
@@ -128,4 +162,17 @@ int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint
 		return err;
 	}
 	return got[0];
+}
+
+int uvcuse_send_dmabuf(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, int dmabuf,
+		       bool *ours)
+{
+	struct uvcuse_buf_reply rep;
+	int got[2];
+	unsigned fds;
+	int err = ask(ioctl_call, fd, offset, 0, dmabuf, ours, &rep, got, &fds);
+	for (int i = 0; i < 2; i++) /* the answer carries none */
+		if (got[i] >= 0)
+			close(got[i]);
+	return err;
 }

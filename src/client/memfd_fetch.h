@@ -20,6 +20,12 @@ typedef int (*uvcuse_ioctl_fn)(int, unsigned long, ...);
 int uvcuse_fetch_memfd(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, uint64_t length,
 		       bool *ours);
 
+/* DMABUF import: dma-buf dmabuf (still the caller's) sent to the daemon
+ * of uvcuse node fd with the request for offset (UVCUSE_IMPORT_OFFSET):
+ * the daemon's answer, 0 or -errno. *ours as above. */
+int uvcuse_send_dmabuf(uvcuse_ioctl_fn ioctl_call, int fd, uint64_t offset, int dmabuf,
+		       bool *ours);
+
 /* The fast path: a connection to the daemon made the channel of the open
  * file behind fd (UVCUSE_CHANNEL_OFFSET), the caller's to close, or -errno
  * (an older daemon or a full file: -EINVAL, -EOPNOTSUPP, -EBUSY...). *ours

@@ -75,7 +75,7 @@ static void chan_request(void *ctx, struct channel *ch, const struct uvcuse_chan
 	}
 	/* A USERPTR QBUF goes through CUSE, where the kernel proves the
 	 * pointer readable (EFAULT, as vb2); the library knows. */
-	if (m->op == UVCUSE_CHAN_QBUF && b.memory != V4L2_MEMORY_MMAP) {
+	if (m->op == UVCUSE_CHAN_QBUF && b.memory == V4L2_MEMORY_USERPTR) {
 		channel_answer(ch, -EOPNOTSUPP, &b, -1);
 		return;
 	}

@@ -226,6 +226,7 @@ void device_share_buffers(struct device *dev, struct loop *loop, const char *nam
 		return;
 	}
 	bufshare_set_channel(dev->share.bufshare, device_channel_open);
+	bufshare_set_import(dev->share.bufshare, device_buf_import);
 	bufshare_set_dmabuf(dev->share.bufshare, dev->share.udmabuf);
 	meta_share_buffers(dev, loop);
 	const struct device_limits *l = &dev->open.limits;

@@ -426,6 +426,10 @@ void device_status_start(struct device *dev);
 extern const struct vq_mem_ops device_mem_ops;
 /* The preload library's memory lookup (bufshare_lookup_cb). */
 int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, int *memfd);
+/* bufshare's import: the app's dma-buf mapped as DMABUF buffer index of
+ * the file's queue (vq_attach_dmabuf); the mapping and dmabuf then
+ * released with the buffer, as a memfd is. */
+int device_buf_import(void *ctx, void *file, unsigned index, int app_fd, int dmabuf);
 /* The node_ops of the camera: probe notes, stream on and off, start-up's
  * synchronous control requests. */
 void streaming_probe_done(void *dev, const struct uvc_probe *want, const struct uvc_probe *got,

@@ -26,6 +26,7 @@
 #include "settings/settings_store.h"
 #include "share/bufshare.h"
 #include "share/channel.h"
+#include "share/dmabuf_map.h"
 #include "uvc/negotiate.h"
 #include "uvc/payload.h"
 #include "uvc/quirks.h"
@@ -71,7 +72,17 @@ static void mem_release(void *data, struct vq_buffer *b)
 	b->mem = NULL;
 }
 
-const struct vq_mem_ops device_mem_ops = { .alloc = mem_alloc, .release = mem_release };
+/* An imported dma-buf's writes, bracketed (mem_priv: the dma-buf). */
+static void mem_sync(void *data, struct vq_buffer *b, bool start)
+{
+	(void)data;
+	dmabuf_sync_write((int)(intptr_t)b->mem_priv, start);
+}
+
+/* Allocated memfds and imported dma-bufs alike: mem_priv is the fd, mem
+ * its mapping of length bytes. */
+const struct vq_mem_ops device_mem_ops = { .alloc = mem_alloc, .release = mem_release,
+					   .sync = mem_sync };
 
 /* The preload library's mmap (bufshare): the memfd of the MMAP buffer at
  * offset, for the queue's owner only. */
@@ -105,6 +116,26 @@ int device_buf_lookup(void *ctx, void *file, uint64_t offset, uint64_t length, i
 	int err = device_queue_memfd(&df->nf.proc->queue, &df->nf, offset, length, memfd);
 	if (err != -EACCES)
 		df->fetched_buffers = true;
+	return err;
+}
+
+int device_buf_import(void *ctx, void *file, unsigned index, int app_fd, int dmabuf)
+{
+	static struct log_limit limit;
+	(void)ctx;
+	struct dev_file *df = file;
+	struct dmabuf_map m;
+	int err = dmabuf_map(dmabuf, &m);
+	if (err) {
+		if (log_allowed(&limit, 2))
+			log_info("a DMABUF QBUF's fd %d cannot be used: not a dma-buf, or one "
+				 "its exporter does not let the CPU map for writing", app_fd);
+		return err;
+	}
+	struct vq_dmabuf mem = { .mem = m.mem, .length = m.size, .priv = (void *)(intptr_t)dmabuf };
+	err = vq_attach_dmabuf(&df->nf.proc->queue, &df->nf, index, app_fd, &mem);
+	if (err)
+		dmabuf_unmap(&m);
 	return err;
 }
 

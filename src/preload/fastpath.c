@@ -386,7 +386,7 @@ static enum fastpath_verdict wire_ioctl(const struct fastpath_probe *probe, int 
 					uvcuse_wire_buffer *b, int *ret)
 {
 	/* the kernel checks a USERPTR buffer's pointer in CUSE's retry round */
-	if (op == UVCUSE_CHAN_QBUF && b->memory != V4L2_MEMORY_MMAP)
+	if (op == UVCUSE_CHAN_QBUF && b->memory == V4L2_MEMORY_USERPTR)
 		return FASTPATH_NOT_HANDLED;
 	struct slot *s = &fastpath_slots[fd];
 	unsigned idle = 0;

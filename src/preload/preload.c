@@ -51,6 +51,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "dmabuf_import.h"
 #include "fastpath.h"
 #include "client/memfd_fetch.h"
 #include "uvcuse/compat32.h"
@@ -496,7 +497,7 @@ static int node_expbuf(int fd, struct v4l2_exportbuffer *e, bool *handled)
 	return 0;
 }
 
-static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
+static int node_or_next_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 {
 	uint32_t op;
 	if (__builtin_expect(fastpath_wire_op(request, &op), 0) && arg) {
@@ -523,6 +524,43 @@ static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
 	if (__builtin_expect(request == FIONBIO, 0) && r == 0)
 		tell_flags(fd);
 	return r;
+}
+
+/* QBUF or PREPARE_BUF of DMABUF buffer index on a possible node
+ * (dmabuf_import.h): the app's dma-buf goes to the daemon first unless it
+ * has it, and again, with the request once more, when the daemon did not
+ * know it after all (EINVAL). */
+static int dmabuf_qbuf(ioctl_fn next, int fd, unsigned long request, void *arg, unsigned index,
+		       int app_fd)
+{
+	struct stat st;
+	if (!maybe_node(fd, &st))
+		return next(fd, request, arg);
+	int err = 0;
+	enum dmabuf_import_verdict v =
+		dmabuf_import_ensure(next_ioctl_get(), fd, &st, index, app_fd, false, &err);
+	if (v == DMABUF_IMPORT_NOT_OURS) {
+		judge(fd, &st, err);
+		return next(fd, request, arg);
+	}
+	int r = node_or_next_ioctl(next, fd, request, arg);
+	if (r < 0 && errno == EINVAL && v == DMABUF_IMPORT_KNOWN) {
+		int saved = errno;
+		v = dmabuf_import_ensure(next_ioctl_get(), fd, &st, index, app_fd, true, &err);
+		if (v == DMABUF_IMPORT_SENT)
+			return node_or_next_ioctl(next, fd, request, arg);
+		errno = saved;
+	}
+	return r;
+}
+
+static int do_ioctl(ioctl_fn next, int fd, unsigned long request, void *arg)
+{
+	unsigned index;
+	int app_fd;
+	if (__builtin_expect(arg && dmabuf_import_request(request, arg, &index, &app_fd), 0))
+		return dmabuf_qbuf(next, fd, request, arg, index, app_fd);
+	return node_or_next_ioctl(next, fd, request, arg);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)

@@ -45,6 +45,7 @@ struct bufshare {
 	char path[UVCUSE_SOCKET_PATH_MAX];
 	bufshare_lookup_cb lookup;
 	bufshare_channel_cb channel;
+	bufshare_import_cb import;
 	void *ctx;
 	struct token *tokens;
 	size_t n_tokens, cap_tokens;
@@ -296,6 +297,84 @@ void bufshare_set_dmabuf(struct bufshare *bs, int udmabuf)
 	bs->udmabuf = udmabuf;
 }
 
+void bufshare_set_import(struct bufshare *bs, bufshare_import_cb import)
+{
+	bs->import = import;
+}
+
+/* One message of c into buf, and the fd it passed (*passed, -1: none; at
+ * most one is taken, any other closed): recvmsg's answer. */
+static ssize_t recv_request(struct conn *c, char *buf, size_t len, int *passed)
+{
+	struct iovec iov = { buf, len };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf) };
+	*passed = -1;
+	ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t j = 0; j < k; j++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
+			if (*passed < 0)
+				*passed = f;
+			else
+				close(f);
+		}
+	}
+	return n;
+}
+
+/* The connection becomes the file's fast-path channel: answered here, c
+ * gone. */
+static void serve_channel(struct conn *c, const struct uvcuse_buf_request *req)
+{
+	void *file;
+	struct bufshare *bs = c->bs;
+	int status = bufshare_authorize(bs, req, c->pid, c->uid, &file);
+	if (status == 0 && !bs->channel)
+		status = -EOPNOTSUPP;
+	if (status < 0) {
+		send_reply(c, status, -1, 0);
+		conn_close(c);
+		return;
+	}
+	int fd = c->fd;
+	pid_t pid = c->pid;
+	conn_drop(c, true); /* off the loop, fd kept */
+	int ring = -1, bell = -1;
+	status = bs->channel(bs->ctx, file, fd, pid, &ring, &bell);
+	send_reply_fd(fd, pid, status, ring, bell, 0);
+	if (status < 0)
+		close(fd);
+}
+
+/* A DMABUF import: the passed dma-buf to the owner (who keeps it on
+ * success), for the file the token names. */
+static int serve_import(struct conn *c, const struct uvcuse_buf_request *req, int *passed)
+{
+	void *file;
+	struct bufshare *bs = c->bs;
+	int status = bufshare_authorize(bs, req, c->pid, c->uid, &file);
+	if (status < 0)
+		return status;
+	if (*passed < 0 || !bs->import)
+		return -EINVAL;
+	status = bs->import(bs->ctx, file, UVCUSE_IMPORT_INDEX(req->offset),
+			    UVCUSE_IMPORT_FD(req->offset), *passed);
+	if (status == 0)
+		*passed = -1; /* the owner's now */
+	return status;
+}
+
 static void on_conn(void *data, uint32_t events)
 {
 	struct conn *c = data;
@@ -304,10 +383,13 @@ static void on_conn(void *data, uint32_t events)
 		struct uvcuse_buf_request req;
 		char buf[sizeof(struct uvcuse_buf_request) + 1]; /* + 1: detects longer */
 	} msg;
-	ssize_t n = recv(c->fd, msg.buf, sizeof(msg.buf), MSG_DONTWAIT);
+	int passed;
+	ssize_t n = recv_request(c, msg.buf, sizeof(msg.buf), &passed);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
+		if (passed >= 0)
+			close(passed);
 		conn_close(c);
 		return;
 	}
@@ -316,29 +398,22 @@ static void on_conn(void *data, uint32_t events)
 	uint64_t size = 0;
 	bool made = false; /* memfd is a dma-buf of ours */
 	int status = bufshare_parse_request(msg.buf, (size_t)n, &req);
+	bool import = status == 0 && (req.offset & UVCUSE_IMPORT_FLAG) &&
+		      !(req.offset & (UVCUSE_STAGING_FLAG | UVCUSE_CHANNEL_OFFSET));
 	if (status < 0) {
 		log_warn("buffer socket: malformed request from pid %d", (int)c->pid);
-	} else if (req.offset == UVCUSE_CHANNEL_OFFSET) {
-		/* the connection becomes the file's fast-path channel */
-		void *file;
-		struct bufshare *bs = c->bs;
-		status = bufshare_authorize(bs, &req, c->pid, c->uid, &file);
-		if (status == 0 && !bs->channel)
-			status = -EOPNOTSUPP;
-		if (status == 0) {
-			int fd = c->fd;
-			pid_t pid = c->pid;
-			conn_drop(c, true); /* off the loop, fd kept */
-			int ring = -1, bell = -1;
-			status = bs->channel(bs->ctx, file, fd, pid, &ring, &bell);
-			send_reply_fd(fd, pid, status, ring, bell, 0);
-			if (status < 0)
-				close(fd);
-			return;
-		}
+	} else if (req.offset == UVCUSE_CHANNEL_OFFSET && passed < 0) {
+		serve_channel(c, &req);
+		return;
+	} else if (import) {
+		status = serve_import(c, &req, &passed);
+	} else if (passed >= 0) {
+		status = -EINVAL; /* nothing else passes an fd */
 	} else {
 		status = serve(c, &req, &memfd, &size, &made);
 	}
+	if (passed >= 0)
+		close(passed);
 	send_reply(c, status, memfd, size);
 	if (made)
 		close(memfd);

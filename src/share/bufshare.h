@@ -40,6 +40,12 @@ typedef int (*bufshare_lookup_cb)(void *ctx, void *file, uint64_t offset, uint64
 typedef int (*bufshare_channel_cb)(void *ctx, void *file, int fd, pid_t pid, int *memfd,
 				   int *bell);
 
+/* A DMABUF import (UVCUSE_IMPORT_OFFSET) authorized for 'file': the app's
+ * dma-buf 'dmabuf' (received here) for DMABUF buffer index, which the app
+ * calls app_fd. Returns 0 and keeps dmabuf, or -errno (bufshare closes it). */
+typedef int (*bufshare_import_cb)(void *ctx, void *file, unsigned index, int app_fd,
+				  int dmabuf);
+
 /* Tokens a file may hold unused; the oldest is dropped beyond. */
 #define BUFSHARE_TOKENS_PER_FILE 8
 /* Connections waiting for their request; a new one is refused beyond
@@ -78,6 +84,8 @@ int bufshare_new(struct loop *loop, const char *runtime_dir, const char *name,
 void bufshare_set_limits(struct bufshare *bs, const struct bufshare_limits *limits);
 /* Without it, a channel request is refused (-EOPNOTSUPP). */
 void bufshare_set_channel(struct bufshare *bs, bufshare_channel_cb channel);
+/* Without it, an import is refused (-EINVAL). */
+void bufshare_set_import(struct bufshare *bs, bufshare_import_cb import);
 /* /dev/udmabuf (udmabuf_open(): an fd, or -errno saying why not; not
  * owned): a request for UVCUSE_DMABUF_FLAG | offset is answered with a
  * dma-buf over that buffer's memory instead of the memfd (VIDIOC_EXPBUF).

@@ -181,6 +181,7 @@ int node_open_process(struct node *n, struct node_file *f, pid_t pid, uint64_t s
 		p->pid = pid;
 		p->start = start;
 		vq_init(&p->queue, n->mem_ops, n->mem_data);
+		vq_offer_dmabuf(&p->queue); /* as uvcvideo's video queue */
 		p->next = n->procs;
 		n->procs = p;
 	}

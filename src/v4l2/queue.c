@@ -63,20 +63,27 @@ static bool fileio_active(const struct vq *q)
  * check_fmt); -EBUSY last so CREATE_BUFS(0) can ignore it. */
 static int verify_memory(const struct vq *q, uint32_t memory)
 {
-	if (memory != V4L2_MEMORY_MMAP && memory != V4L2_MEMORY_USERPTR)
+	if (memory != V4L2_MEMORY_MMAP && memory != V4L2_MEMORY_USERPTR &&
+	    !(memory == V4L2_MEMORY_DMABUF && q->dmabuf))
 		return -EINVAL;
 	return fileio_active(q) ? -EBUSY : 0;
 }
 
-/* vb2's fill_buf_caps for io_modes MMAP | USERPTR. */
-static uint32_t buf_caps(void)
+/* vb2's fill_buf_caps for io_modes MMAP | USERPTR (| DMABUF). */
+static uint32_t buf_caps(const struct vq *q)
 {
 	return V4L2_BUF_CAP_SUPPORTS_ORPHANED_BUFS | V4L2_BUF_CAP_SUPPORTS_MMAP |
-	       V4L2_BUF_CAP_SUPPORTS_USERPTR;
+	       V4L2_BUF_CAP_SUPPORTS_USERPTR | (q->dmabuf ? V4L2_BUF_CAP_SUPPORTS_DMABUF : 0);
 }
 
 /* __vb2_queue_cancel: every buffer back to the app, lists emptied, not
  * streaming, error cleared, PREPARED forgotten. */
+static void sync_done(struct vq *q, struct vq_buffer *b)
+{
+	if (q->memory == V4L2_MEMORY_DMABUF && q->mem_ops->sync)
+		q->mem_ops->sync(q->mem_data, b, false);
+}
+
 static void queue_cancel(struct vq *q)
 {
 	q->streaming = false;
@@ -85,6 +92,8 @@ static void queue_cancel(struct vq *q)
 	q->n_done = 0;
 	q->read_cur = NULL;
 	for (unsigned i = 0; i < q->n_buffers; i++) {
+		if (q->buffers[i].state == VQ_ACTIVE)
+			sync_done(q, &q->buffers[i]);
 		q->buffers[i].state = VQ_DEQUEUED;
 		q->buffers[i].read_pos = 0;
 	}
@@ -94,7 +103,8 @@ static void queue_free(struct vq *q)
 {
 	for (unsigned i = 0; i < q->n_buffers; i++) {
 		struct vq_buffer *b = &q->buffers[i];
-		q->mem_ops->release(q->mem_data, b);
+		if (b->mem) /* a DMABUF buffer has none until it is attached */
+			q->mem_ops->release(q->mem_data, b);
 		memset(b, 0, sizeof(*b));
 	}
 	q->n_buffers = 0;
@@ -113,6 +123,10 @@ static unsigned queue_alloc(struct vq *q, unsigned memory, unsigned count, uint3
 		memset(b, 0, sizeof(*b));
 		b->index = index;
 		b->plane_size = size;
+		if (memory == V4L2_MEMORY_DMABUF) { /* the memory comes at QBUF */
+			got++;
+			continue;
+		}
 		if (q->mem_ops->alloc(q->mem_data, b, size))
 			break;
 		if (!b->mem || b->length < size) {
@@ -144,6 +158,9 @@ static void fill_user(const struct vq *q, const struct vq_buffer *b, enum vq_sta
 	ub->sequence = b->sequence;
 	if (q->memory == V4L2_MEMORY_USERPTR) {
 		ub->m.userptr = b->userptr;
+		ub->length = b->user_length ? b->user_length : b->plane_size;
+	} else if (q->memory == V4L2_MEMORY_DMABUF) {
+		ub->m.fd = b->dmabuf_fd;
 		ub->length = b->user_length ? b->user_length : b->plane_size;
 	} else {
 		ub->m.offset = b->mem_offset;
@@ -185,6 +202,31 @@ void vq_set_type(struct vq *q, uint32_t type)
 	q->type = type;
 }
 
+void vq_offer_dmabuf(struct vq *q)
+{
+	q->dmabuf = true;
+}
+
+int vq_attach_dmabuf(struct vq *q, const void *owner, unsigned index, int fd,
+		     const struct vq_dmabuf *mem)
+{
+	if (vq_is_busy(q, owner))
+		return -EBUSY;
+	if (q->memory != V4L2_MEMORY_DMABUF || index >= q->n_buffers || fd < 0 || !mem->mem)
+		return -EINVAL;
+	struct vq_buffer *b = &q->buffers[index];
+	if (b->state != VQ_DEQUEUED) /* its memory may be in use */
+		return -EBUSY;
+	if (b->mem)
+		q->mem_ops->release(q->mem_data, b);
+	b->mem = mem->mem;
+	b->length = mem->length;
+	b->mem_priv = mem->priv;
+	b->dmabuf_fd = fd;
+	b->user_length = 0; /* checked again at the next QBUF */
+	return 0;
+}
+
 void vq_destroy(struct vq *q)
 {
 	queue_cancel(q);
@@ -218,7 +260,7 @@ int vq_reqbufs(struct vq *q, void *owner, struct v4l2_requestbuffers *rb)
 		return -EINVAL;
 	memset(rb->reserved, 0, sizeof(rb->reserved));
 	int err = verify_memory(q, rb->memory);
-	rb->capabilities = buf_caps();
+	rb->capabilities = buf_caps(q);
 	rb->flags = 0;
 	if (err)
 		return err;
@@ -254,7 +296,7 @@ int vq_create_bufs(struct vq *q, void *owner, struct v4l2_create_buffers *cb,
 	memset(cb->reserved, 0, sizeof(cb->reserved));
 	int err = verify_memory(q, cb->memory);
 	cb->index = q->n_buffers;
-	cb->capabilities = buf_caps();
+	cb->capabilities = buf_caps(q);
 	cb->flags = 0;
 	/* v4l_create_bufs marks the pix format as extended */
 	cb->format.fmt.pix.priv = V4L2_PIX_FMT_PRIV_MAGIC;
@@ -327,12 +369,35 @@ static int check_buf(struct vq *q, void *owner, const struct v4l2_buffer *b, boo
 	return 0;
 }
 
-/* __buf_prepare for a buffer the app has: USERPTR checks (__prepare_userptr)
- * and the app's part of the buffer (vb2_fill_vb2_v4l2_buffer). */
+/* __prepare_dmabuf for the dma-buf the transport attached (vq_attach_dmabuf):
+ * m.fd must name it (vb2: dma_buf_get fails, -EINVAL); a length of 0 means
+ * the whole dma-buf; less than the buffer's size is -EINVAL, more than the
+ * dma-buf's -EFAULT (vb2_vmalloc_attach_dmabuf). */
+static int prepare_dmabuf(struct vq_buffer *vb, const struct v4l2_buffer *b)
+{
+	if (!vb->mem || b->m.fd != vb->dmabuf_fd)
+		return -EINVAL;
+	size_t length = b->length ? b->length : vb->length;
+	if (length < vb->plane_size || length > UINT32_MAX)
+		return -EINVAL;
+	if (length > vb->length)
+		return -EFAULT;
+	vb->user_length = (uint32_t)length;
+	return 0;
+}
+
+/* __buf_prepare for a buffer the app has: USERPTR and DMABUF checks
+ * (__prepare_userptr, __prepare_dmabuf) and the app's part of the buffer
+ * (vb2_fill_vb2_v4l2_buffer). */
 static int buf_prepare(struct vq *q, struct vq_buffer *vb, const struct v4l2_buffer *b)
 {
 	if (q->error)
 		return -EIO;
+	if (q->memory == V4L2_MEMORY_DMABUF) {
+		int err = prepare_dmabuf(vb, b);
+		if (err)
+			return err;
+	}
 	if (q->memory == V4L2_MEMORY_USERPTR &&
 	    !(b->m.userptr && b->m.userptr == vb->userptr && b->length == vb->user_length)) {
 		vb->userptr = 0;
@@ -599,6 +664,8 @@ struct vq_buffer *vq_next(struct vq *q)
 		return NULL;
 	struct vq_buffer *b = &q->buffers[fifo_pop(q->queued, &q->n_queued)];
 	b->state = VQ_ACTIVE;
+	if (q->memory == V4L2_MEMORY_DMABUF && q->mem_ops->sync)
+		q->mem_ops->sync(q->mem_data, b, true);
 	return b;
 }
 
@@ -607,8 +674,10 @@ void vq_done(struct vq *q, struct vq_buffer *b, uint32_t bytesused, uint32_t fla
 {
 	if (!b || b->state != VQ_ACTIVE)
 		return;
+	sync_done(q, b);
 	size_t room = b->plane_size;
-	if (q->memory == V4L2_MEMORY_USERPTR && b->user_length > room)
+	if ((q->memory == V4L2_MEMORY_USERPTR || q->memory == V4L2_MEMORY_DMABUF) &&
+	    b->user_length > room)
 		room = b->user_length;
 	if (room > b->length)
 		room = b->length;
@@ -651,6 +720,7 @@ void vq_requeue(struct vq *q, struct vq_buffer *b)
 {
 	if (!b || b->state != VQ_ACTIVE)
 		return;
+	sync_done(q, b);
 	b->state = VQ_QUEUED;
 	fifo_push_head(q->queued, &q->n_queued, b->index);
 }

@@ -9,10 +9,16 @@
  *
  * Rules taken from vb2 6.1 (the checks happen in vb2's order):
  * - One buffer type: V4L2_BUF_TYPE_VIDEO_CAPTURE, or the one vq_set_type()
- *   gives (a metadata node's META_CAPTURE); memory MMAP or USERPTR. uvcvideo 6.1
- *   also offers DMABUF; we do not: DMABUF is -EINVAL like any unsupported
- *   memory (vb2_verify_memory_type).
- * - capabilities = ORPHANED_BUFS | MMAP | USERPTR: vb2 6.1 always sets
+ *   gives (a metadata node's META_CAPTURE); memory MMAP or USERPTR, and
+ *   DMABUF where vq_offer_dmabuf() says so (uvcvideo's video queue, not its
+ *   metadata queue); other memory is -EINVAL (vb2_verify_memory_type).
+ * - DMABUF: a buffer has no memory until the transport attaches the app's
+ *   dma-buf (vq_attach_dmabuf(), mapped by the daemon); QBUF's m.fd must
+ *   name the one attached (else -EINVAL, as vb2's dma_buf_get failing),
+ *   length 0 means the whole dma-buf, less than the buffer's size -EINVAL,
+ *   more than the dma-buf -EFAULT; QUERYBUF and DQBUF give back m.fd and
+ *   that length. The memory's sync hook brackets the driver's writes.
+ * - capabilities = ORPHANED_BUFS | MMAP | USERPTR (| DMABUF): vb2 6.1 always sets
  *   ORPHANED_BUFS (REQBUFS frees buffers an app still maps; the mapping
  *   stays valid), which is also all the daemon can do as it cannot know
  *   about mappings. flags is zeroed (no cache hints), reserved cleared
@@ -83,13 +89,16 @@ struct vq_buffer {
 	uint32_t plane_size;
 	/* Daemon-side memory the frame is written to: for MMAP and READ the
 	 * buffer itself (the allocator's), for USERPTR a staging area that
-	 * DQBUF's caller copies to the app's userptr. */
+	 * DQBUF's caller copies to the app's userptr, for DMABUF the app's
+	 * dma-buf as the transport mapped it (NULL until attached). */
 	uint8_t *mem;
 	size_t length;        /* bytes at mem (>= plane_size), set by alloc */
 	void *mem_priv;       /* allocator's handle (e.g. the memfd) */
 	uint32_t mem_offset;  /* MMAP/READ: QUERYBUF's m.offset cookie */
 	unsigned long userptr;/* USERPTR: the app's address and length, */
-	uint32_t user_length; /* 0 until the first QBUF/PREPARE_BUF */
+	uint32_t user_length; /* 0 until the first QBUF/PREPARE_BUF (DMABUF: the
+			       * length QBUF gave, the whole dma-buf for 0) */
+	int dmabuf_fd;        /* DMABUF: the app's fd of the attached dma-buf */
 	/* The caller's count of the app's mappings (the daemon learns them
 	 * from the preload library): QUERYBUF sets V4L2_BUF_FLAG_MAPPED when
 	 * non-zero, as vb2 does from the memory's users. */
@@ -109,11 +118,23 @@ struct vq_mem_ops {
 	 * round up, e.g. to pages) and b->mem_priv. Returns 0 or -ENOMEM. */
 	int (*alloc)(void *data, struct vq_buffer *b, size_t size);
 	void (*release)(void *data, struct vq_buffer *b);
+	/* Optional, DMABUF memory only: the driver starts writing b (start)
+	 * or is done with it (vb2's prepare and finish memops). */
+	void (*sync)(void *data, struct vq_buffer *b, bool start);
+};
+
+/* An app's dma-buf as the transport mapped it, for vq_attach_dmabuf():
+ * released through the queue's mem_ops->release as allocated memory is. */
+struct vq_dmabuf {
+	uint8_t *mem;
+	size_t length;        /* the dma-buf's size */
+	void *priv;           /* the release's handle */
 };
 
 struct vq {
 	/* set by vq_init */
 	uint32_t type;            /* V4L2_BUF_TYPE_* (vq_set_type) */
+	bool dmabuf;              /* V4L2_MEMORY_DMABUF offered (vq_offer_dmabuf) */
 	const struct vq_mem_ops *mem_ops;
 	void *mem_data;
 	size_t page_size;         /* mmap cookies are page-aligned */
@@ -139,6 +160,15 @@ void vq_init(struct vq *q, const struct vq_mem_ops *ops, void *mem_data);
 /* The queue's buffer type (vq_init: V4L2_BUF_TYPE_VIDEO_CAPTURE), set
  * before any buffer: the type every ioctl must name (-EINVAL otherwise). */
 void vq_set_type(struct vq *q, uint32_t type);
+/* The queue offers V4L2_MEMORY_DMABUF (before any buffer). */
+void vq_offer_dmabuf(struct vq *q);
+/* The app's dma-buf 'fd' (its number in the app) for DMABUF buffer index,
+ * mapped by the transport: the buffer's memory from now on, the previous
+ * one released. 0; -EBUSY (another file owns the queue, or the buffer is
+ * queued: its memory may be in use) or -EINVAL (no such DMABUF buffer),
+ * and mem is then still the caller's. */
+int vq_attach_dmabuf(struct vq *q, const void *owner, unsigned index, int fd,
+		     const struct vq_dmabuf *mem);
 /* Frees every buffer (daemon exit or camera gone). */
 void vq_destroy(struct vq *q);
 

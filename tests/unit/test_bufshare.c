@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "share/bufshare.h"
+#include "share/dmabuf_map.h"
 #include "core/log.h"
 #include "core/loop.h"
+#include "fd_count.h"
 #include "unit_run.h"
 
 #define BUF_SIZE (3 * 4096)
@@ -212,7 +214,30 @@ END_TEST
 
 /* Client side of one request; *fd_out the memfd or -1. Runs the loop in
  * between (accept, then the request). */
-static int client(const struct uvcuse_buf_request *req, size_t len, int *fd_out)
+static void send_passing(int s, const void *msg, size_t len, int passed)
+{
+	struct iovec iov = { (void *)msg, len };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (passed >= 0) {
+		m.msg_control = u.buf;
+		m.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &passed, sizeof(int));
+	}
+	ck_assert_int_eq(sendmsg(s, &m, 0), (ssize_t)len);
+}
+
+/* client() passing fd 'passed' (-1: none) with the request. */
+static int client_passing(const struct uvcuse_buf_request *req, size_t len, int passed,
+			  int *fd_out)
 {
 	*fd_out = -1;
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -220,7 +245,7 @@ static int client(const struct uvcuse_buf_request *req, size_t len, int *fd_out)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	strcpy(sa.sun_path, bufshare_path(bs));
 	ck_assert_int_eq(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(send(s, req, len, 0), (ssize_t)len);
+	send_passing(s, req, len, passed);
 	int st;
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_ge(loop_run_once(loop, 100, &st), 0);
@@ -240,9 +265,14 @@ static int client(const struct uvcuse_buf_request *req, size_t len, int *fd_out)
 		memcpy(fd_out, CMSG_DATA(cm), sizeof(int));
 	ck_assert_int_eq(recv(s, &rep, sizeof(rep), MSG_DONTWAIT), 0); /* closed after one */
 	close(s);
-	if (rep.status == 0)
+	if (rep.status == 0 && passed < 0)
 		ck_assert_uint_eq(rep.size, BUF_SIZE);
 	return rep.status;
+}
+
+static int client(const struct uvcuse_buf_request *req, size_t len, int *fd_out)
+{
+	return client_passing(req, len, -1, fd_out);
 }
 
 START_TEST(socket_hands_over_memfd)
@@ -291,6 +321,92 @@ START_TEST(socket_refusals)
 	ck_assert_int_eq(client(&r, sizeof(r) - 4, &fd), -EPROTO);
 	ck_assert_int_eq(fd, -1);
 	ck_assert_int_eq(lookups, 3);
+}
+END_TEST
+
+/* What the import callback was given; it keeps the fd for file A only. */
+static struct {
+	int calls;
+	void *file;
+	unsigned index;
+	int app_fd;
+	int kept;
+} imported = { .kept = -1 };
+
+static int import(void *ctx, void *file, unsigned index, int app_fd, int dmabuf)
+{
+	ck_assert_ptr_eq(ctx, &lookups);
+	imported.calls++;
+	imported.file = file;
+	imported.index = index;
+	imported.app_fd = app_fd;
+	if (file != &file_a)
+		return -EBUSY;
+	imported.kept = dmabuf;
+	return 0;
+}
+
+/* DMABUF import: the passed fd reaches the owner with the buffer and the
+ * app's number decoded, is kept only when the owner says so, and a passed
+ * fd anywhere else is refused and closed: nothing leaks. */
+START_TEST(socket_import_passes_the_fd)
+{
+	bufshare_set_import(bs, import);
+	unsigned fds0 = open_fd_count();
+	struct uvcuse_hello h;
+	int fd;
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	struct uvcuse_buf_request r = request(&h, UVCUSE_IMPORT_OFFSET(31, 1234567), 0);
+	ck_assert_int_eq(client_passing(&r, sizeof(r), memfd, &fd), 0);
+	ck_assert_int_eq(fd, -1); /* the answer is a status */
+	ck_assert_int_eq(imported.calls, 1);
+	ck_assert_ptr_eq(imported.file, &file_a);
+	ck_assert_uint_eq(imported.index, 31);
+	ck_assert_int_eq(imported.app_fd, 1234567);
+	struct stat a, b;
+	ck_assert_int_eq(fstat(imported.kept, &a), 0);
+	ck_assert_int_eq(fstat(memfd, &b), 0);
+	ck_assert_uint_eq(a.st_ino, b.st_ino); /* the very file passed */
+	close(imported.kept);
+	/* refused by the owner, without an fd, or an fd with another request */
+	ck_assert_int_eq(bufshare_hello(bs, &file_b, getpid(), getuid(), &h), 0);
+	r = request(&h, UVCUSE_IMPORT_OFFSET(0, 5), 0);
+	ck_assert_int_eq(client_passing(&r, sizeof(r), memfd, &fd), -EBUSY);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, UVCUSE_IMPORT_OFFSET(0, 5), 0);
+	ck_assert_int_eq(client_passing(&r, sizeof(r), -1, &fd), -EINVAL);
+	ck_assert_int_eq(imported.calls, 2);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, COOKIE, BUF_SIZE);
+	ck_assert_int_eq(client_passing(&r, sizeof(r), memfd, &fd), -EINVAL);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, UVCUSE_CHANNEL_OFFSET, 0);
+	ck_assert_int_eq(client_passing(&r, sizeof(r), memfd, &fd), -EINVAL);
+	ck_assert_int_eq(lookups, 0);
+	ck_assert_uint_eq(open_fd_count(), fds0);
+	/* without an owner's import: refused */
+	bufshare_set_import(bs, NULL);
+	ck_assert_int_eq(bufshare_hello(bs, &file_a, getpid(), getuid(), &h), 0);
+	r = request(&h, UVCUSE_IMPORT_OFFSET(0, 5), 0);
+	ck_assert_int_eq(client_passing(&r, sizeof(r), memfd, &fd), -EINVAL);
+	ck_assert_int_eq(imported.calls, 2);
+	ck_assert_uint_eq(open_fd_count(), fds0);
+}
+END_TEST
+
+/* An import's fd must be a dma-buf: a memfd or a pipe of any size is not
+ * (a real dma-buf is mapped in the VM's daemon-dmabuf-import scenario). */
+START_TEST(dmabuf_map_refuses_other_files)
+{
+	struct dmabuf_map m = { 0 };
+	ck_assert_int_eq(dmabuf_map(memfd, &m), -EINVAL);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(dmabuf_map(p[0], &m), -EINVAL);
+	close(p[0]);
+	close(p[1]);
+	ck_assert_int_eq(dmabuf_map(-1, &m), -EINVAL);
+	ck_assert_ptr_null(m.mem);
 }
 END_TEST
 
@@ -655,6 +771,8 @@ int main(void)
 	tcase_add_test(tc, tokens_bounded_and_forgotten);
 	tcase_add_test(tc, socket_hands_over_memfd);
 	tcase_add_test(tc, socket_refusals);
+	tcase_add_test(tc, socket_import_passes_the_fd);
+	tcase_add_test(tc, dmabuf_map_refuses_other_files);
 	tcase_add_test(tc, socket_other_process);
 	tcase_add_test(tc, socket_mode_follows_node);
 	tcase_add_test(tc, socket_refuses_tokenless_peer);

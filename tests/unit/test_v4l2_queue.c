@@ -24,6 +24,10 @@
 struct mem {
 	unsigned allocs, releases;
 	unsigned fail_at; /* 1-based allocation to fail, 0: never */
+	/* DMABUF writes bracketed: starts, ends, and whether each buffer
+	 * is between a start and its end */
+	unsigned sync_starts, sync_ends;
+	bool writing[VIDEO_MAX_FRAME];
 };
 
 static int mem_alloc(void *data, struct vq_buffer *b, size_t size)
@@ -48,7 +52,19 @@ static void mem_release(void *data, struct vq_buffer *b)
 	m->releases++;
 }
 
-static const struct vq_mem_ops ops = { .alloc = mem_alloc, .release = mem_release };
+static void mem_sync(void *data, struct vq_buffer *b, bool start)
+{
+	struct mem *m = data;
+	ck_assert_int_ne(m->writing[b->index], start); /* balanced */
+	m->writing[b->index] = start;
+	if (start)
+		m->sync_starts++;
+	else
+		m->sync_ends++;
+}
+
+static const struct vq_mem_ops ops = { .alloc = mem_alloc, .release = mem_release,
+				       .sync = mem_sync };
 
 static struct vq q;
 static struct mem mem;
@@ -539,6 +555,133 @@ START_TEST(userptr)
 }
 END_TEST
 
+/* --- DMABUF ---------------------------------------------------------------- */
+
+#define DMABUF V4L2_MEMORY_DMABUF
+
+/* The transport maps the app's dma-buf 'fd' of 'size' bytes for buffer
+ * index (malloc here, counted as an allocation the release must free). */
+static int attach(void *owner, unsigned index, int fd, size_t size)
+{
+	struct vq_dmabuf d = { .mem = malloc(size), .length = size, .priv = &mem };
+	ck_assert_ptr_nonnull(d.mem);
+	int err = vq_attach_dmabuf(&q, owner, index, fd, &d);
+	if (err)
+		free(d.mem);
+	else
+		mem.allocs++;
+	return err;
+}
+
+static int qbuf_dmabuf(unsigned index, int fd, uint32_t length)
+{
+	struct v4l2_buffer b = vbuf(index, DMABUF);
+	b.m.fd = fd;
+	b.length = length;
+	return vq_qbuf(&q, A, &b);
+}
+
+START_TEST(dmabuf_offered_only_where_said)
+{
+	ck_assert_int_eq(reqbufs(A, DMABUF, 2), -EINVAL);
+	vq_offer_dmabuf(&q);
+	struct v4l2_requestbuffers rb = { .count = 2, .type = CAP, .memory = DMABUF };
+	ck_assert_int_eq(vq_reqbufs(&q, A, &rb), 0);
+	ck_assert_uint_eq(rb.capabilities, V4L2_BUF_CAP_SUPPORTS_ORPHANED_BUFS |
+						   V4L2_BUF_CAP_SUPPORTS_MMAP |
+						   V4L2_BUF_CAP_SUPPORTS_USERPTR |
+						   V4L2_BUF_CAP_SUPPORTS_DMABUF);
+	ck_assert_uint_eq(mem.allocs, 0); /* the memory is the app's */
+	struct v4l2_buffer b = querybuf(1);
+	ck_assert_uint_eq(b.memory, DMABUF);
+	ck_assert_uint_eq(b.length, SIZE);
+	ck_assert_int_eq(b.m.fd, 0);
+	struct v4l2_exportbuffer e = { .type = CAP, .index = 0 };
+	uint32_t offset;
+	ck_assert_int_eq(vq_expbuf(&q, A, &e, &offset), -EINVAL); /* not MMAP */
+	struct vq_buffer *found;
+	ck_assert_int_eq(vq_mmap_find(&q, 0, SIZE, &found), -EINVAL);
+}
+END_TEST
+
+/* __prepare_dmabuf's answers, in its order. */
+START_TEST(dmabuf_qbuf_checks)
+{
+	vq_offer_dmabuf(&q);
+	ck_assert_int_eq(reqbufs(A, DMABUF, 2), 2);
+	ck_assert_int_eq(qbuf_dmabuf(0, 7, 0), -EINVAL); /* nothing attached */
+	ck_assert_int_eq(attach(B, 0, 7, SIZE + 4096), -EBUSY);
+	ck_assert_int_eq(attach(A, 2, 7, SIZE), -EINVAL);
+	ck_assert_int_eq(attach(A, 0, -1, SIZE), -EINVAL);
+	ck_assert_int_eq(attach(A, 0, 7, SIZE + 4096), 0);
+	ck_assert_int_eq(qbuf_dmabuf(0, 8, 0), -EINVAL); /* another fd */
+	ck_assert_int_eq(qbuf_dmabuf(0, 7, SIZE - 1), -EINVAL);
+	ck_assert_int_eq(qbuf_dmabuf(0, 7, SIZE + 8192), -EFAULT);
+	struct v4l2_buffer b = vbuf(0, MMAP);
+	b.m.fd = 7;
+	ck_assert_int_eq(vq_qbuf(&q, A, &b), -EINVAL); /* memory */
+	ck_assert_int_eq(qbuf_dmabuf(0, 7, 0), 0);     /* the whole dma-buf */
+	b = querybuf(0);
+	ck_assert_int_eq(b.m.fd, 7);
+	ck_assert_uint_eq(b.length, SIZE + 4096);
+	ck_assert_uint_eq(b.flags & V4L2_BUF_FLAG_QUEUED, V4L2_BUF_FLAG_QUEUED);
+	/* a queued buffer's memory may be in use: not replaced */
+	ck_assert_int_eq(attach(A, 0, 9, SIZE), -EBUSY);
+	ck_assert_int_eq(qbuf_dmabuf(0, 7, 0), -EINVAL); /* queued already */
+	/* an exact length; a buffer attached twice keeps the second */
+	ck_assert_int_eq(attach(A, 1, 3, SIZE), 0);
+	ck_assert_int_eq(attach(A, 1, 4, SIZE), 0);
+	ck_assert_uint_eq(mem.releases, 1);
+	ck_assert_int_eq(qbuf_dmabuf(1, 3, SIZE), -EINVAL);
+	ck_assert_int_eq(qbuf_dmabuf(1, 4, SIZE), 0);
+	ck_assert_uint_eq(querybuf(1).length, SIZE);
+}
+END_TEST
+
+/* Frames land in the attached memory, each write bracketed by the sync
+ * hook, also when STREAMOFF or a requeue interrupts it; REQBUFS releases
+ * the dma-bufs. */
+START_TEST(dmabuf_stream)
+{
+	vq_offer_dmabuf(&q);
+	ck_assert_int_eq(reqbufs(A, DMABUF, 2), 2);
+	ck_assert_int_eq(attach(A, 0, 5, SIZE), 0);
+	ck_assert_int_eq(attach(A, 1, 6, SIZE + 100), 0);
+	ck_assert_int_eq(qbuf_dmabuf(0, 5, SIZE), 0);
+	ck_assert_int_eq(qbuf_dmabuf(1, 6, 0), 0);
+	ck_assert_int_eq(vq_streamon(&q, A, CAP), 0);
+	struct vq_buffer *fb = frame(SIZE + 50, 1, 0); /* beyond the 1st: cut */
+	ck_assert_uint_eq(mem.sync_starts, 1);
+	ck_assert_uint_eq(mem.sync_ends, 1);
+	struct v4l2_buffer b = vbuf(0, DMABUF);
+	struct vq_buffer *got = NULL;
+	ck_assert_int_eq(vq_dqbuf(&q, A, &b, &got), 0);
+	ck_assert_ptr_eq(got, fb);
+	ck_assert_int_eq(b.m.fd, 5);
+	ck_assert_uint_eq(b.bytesused, SIZE);
+	ck_assert_uint_eq(b.flags & V4L2_BUF_FLAG_ERROR, V4L2_BUF_FLAG_ERROR);
+	ck_assert_uint_eq(got->mem[9], 10);
+	/* buffer 1 holds its whole length */
+	fb = frame(SIZE + 50, 2, 0);
+	b = vbuf(1, DMABUF);
+	ck_assert_int_eq(vq_dqbuf(&q, A, &b, NULL), 0);
+	ck_assert_uint_eq(b.bytesused, SIZE + 50);
+	ck_assert_uint_eq(b.flags & V4L2_BUF_FLAG_ERROR, 0);
+	ck_assert_int_eq(qbuf_dmabuf(0, 5, SIZE), 0);
+	ck_assert_int_eq(qbuf_dmabuf(1, 6, 0), 0);
+	struct vq_buffer *active = vq_next(&q);
+	vq_requeue(&q, active);
+	ck_assert(!mem.writing[active->index]);
+	active = vq_next(&q);
+	ck_assert(mem.writing[active->index]);
+	ck_assert_int_eq(vq_streamoff(&q, A, CAP), 0);
+	ck_assert(!mem.writing[active->index]);
+	ck_assert_uint_eq(mem.sync_starts, mem.sync_ends);
+	ck_assert_int_eq(reqbufs(A, DMABUF, 0), 0);
+	ck_assert_uint_eq(mem.releases, 2);
+}
+END_TEST
+
 /* --- DQBUF / STREAMON / STREAMOFF ---------------------------------------------- */
 
 START_TEST(dqbuf_states)
@@ -1012,6 +1155,9 @@ static Suite *queue_suite(void)
 	tcase_add_test(tc, qbuf_app_flags);
 	tcase_add_test(tc, prepare_buf);
 	tcase_add_test(tc, userptr);
+	tcase_add_test(tc, dmabuf_offered_only_where_said);
+	tcase_add_test(tc, dmabuf_qbuf_checks);
+	tcase_add_test(tc, dmabuf_stream);
 	tcase_add_test(tc, dqbuf_states);
 	tcase_add_test(tc, dqbuf_peek_is_the_answer);
 	tcase_add_test(tc, qbuf_preview_is_the_answer);
