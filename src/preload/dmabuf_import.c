@@ -31,6 +31,14 @@ bool dmabuf_import_request(unsigned long request, const void *arg, unsigned *ind
 	return true;
 }
 
+void dmabuf_import_set_fd(unsigned long request, void *arg, int app_fd)
+{
+	uvcuse_wire_buffer w;
+	fastpath_wire_from_app(request, arg, &w);
+	w.m.fd = app_fd;
+	fastpath_wire_to_app(request, &w, arg);
+}
+
 /* What the daemon was given, by (node fd, buffer index): each entry a
  * seqlock as the library's other caches (odd while written; a reader that
  * sees a write treats it as a miss, a writer that races skips). */
@@ -99,7 +107,7 @@ enum dmabuf_import_verdict dmabuf_import_ensure(uvcuse_ioctl_fn next_ioctl, int 
 	errno = saved;
 	/* not an open fd: the QBUF's EINVAL, as vb2's dma_buf_get answers */
 	if (!open_fd || index >= VIDEO_MAX_FRAME)
-		return DMABUF_IMPORT_NOTHING;
+		return DMABUF_IMPORT_UNUSABLE;
 	struct import_key k = { .fd = fd, .app_fd = app_fd, .index = index,
 				.node_rdev = (uint64_t)node->st_rdev,
 				.node_ino = (uint64_t)node->st_ino,
@@ -114,7 +122,8 @@ enum dmabuf_import_verdict dmabuf_import_ensure(uvcuse_ioctl_fn next_ioctl, int 
 		*hello_err = -err;
 		return DMABUF_IMPORT_NOT_OURS;
 	}
-	if (!err)
-		cache_put(&k);
+	if (err)
+		return DMABUF_IMPORT_UNUSABLE;
+	cache_put(&k);
 	return DMABUF_IMPORT_SENT;
 }

@@ -21,11 +21,15 @@
  * DMABUF buffer: its index and m.fd. */
 bool dmabuf_import_request(unsigned long request, const void *arg, unsigned *index,
 			   int *app_fd);
+/* Sets that request's m.fd. */
+void dmabuf_import_set_fd(unsigned long request, void *arg, int app_fd);
 enum dmabuf_import_verdict {
 	DMABUF_IMPORT_KNOWN,    /* the cache says the daemon has it */
-	DMABUF_IMPORT_SENT,     /* sent now (the QBUF's answer says what the
-				 * daemon made of it) */
-	DMABUF_IMPORT_NOTHING,  /* app_fd is no open fd: nothing to send */
+	DMABUF_IMPORT_SENT,     /* sent now, and the daemon took it */
+	/* no open fd, or the daemon refused it (not a dma-buf, the buffer
+	 * queued...): the QBUF must not name a dma-buf the daemon had
+	 * before under that number */
+	DMABUF_IMPORT_UNUSABLE,
 	DMABUF_IMPORT_NOT_OURS, /* fd is no uvcuse node (*hello_err: why) */
 };
 /* Makes sure the daemon of node fd (node: its fstat) has the app's dma-buf

@@ -529,7 +529,9 @@ static int node_or_next_ioctl(ioctl_fn next, int fd, unsigned long request, void
 /* QBUF or PREPARE_BUF of DMABUF buffer index on a possible node
  * (dmabuf_import.h): the app's dma-buf goes to the daemon first unless it
  * has it, and again, with the request once more, when the daemon did not
- * know it after all (EINVAL). */
+ * know it after all (EINVAL). One it could not take goes as m.fd -1: the
+ * daemon answers as vb2 for a bad fd (or ignores it, as vb2, for a
+ * prepared buffer), never with a dma-buf it had under that number. */
 static int dmabuf_qbuf(ioctl_fn next, int fd, unsigned long request, void *arg, unsigned index,
 		       int app_fd)
 {
@@ -542,6 +544,13 @@ static int dmabuf_qbuf(ioctl_fn next, int fd, unsigned long request, void *arg, 
 	if (v == DMABUF_IMPORT_NOT_OURS) {
 		judge(fd, &st, err);
 		return next(fd, request, arg);
+	}
+	if (v == DMABUF_IMPORT_UNUSABLE) {
+		dmabuf_import_set_fd(request, arg, -1);
+		int r = node_or_next_ioctl(next, fd, request, arg);
+		if (r < 0) /* the app's struct as it was, as a failed ioctl leaves it */
+			dmabuf_import_set_fd(request, arg, app_fd);
+		return r;
 	}
 	int r = node_or_next_ioctl(next, fd, request, arg);
 	if (r < 0 && errno == EINVAL && v == DMABUF_IMPORT_KNOWN) {

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# DMABUF export (VIDIOC_EXPBUF) on a kernel with udmabuf (Debian 12's 6.12:
-# run with tests/vm/run --kernel 6.12), judged against uvcvideo in the same
-# guest: v4l2-compliance -s tests EXPBUF on both (through uvcuse-run on
-# uvcuse: the library asks the daemon for a dma-buf it makes through
-# /dev/udmabuf), and GStreamer's v4l2src io-mode=dmabuf captures 60 intact
-# frames from dma-bufs on both. Without the library EXPBUF stays ENOTTY, as
-# CUSE cannot hand an fd back.
+# DMABUF on a kernel with udmabuf (Debian 12's 6.12: run with tests/vm/run
+# --kernel 6.12), judged against uvcvideo in the same guest, with vivid's
+# capture node as the other driver whose dma-bufs a camera's frames go to:
+# - export (VIDIOC_EXPBUF: the library asks the daemon for a dma-buf it
+#   makes through /dev/udmabuf): v4l2-compliance -s's EXPBUF test, and
+#   GStreamer's v4l2src io-mode=dmabuf capturing 60 intact frames;
+# - import (V4L2_MEMORY_DMABUF: the library hands the app's dma-bufs to the
+#   daemon, which maps them): compliance's DMABUF test with vivid as the
+#   exporter, uvcuse-dmabufgrab's 60 frames intact in vivid's dma-bufs and
+#   its transcript of vb2's answers identical to uvcvideo's (GStreamer 1.22's
+#   io-mode=dmabuf-import needs a dma-buf pool downstream: headless, only
+#   v4l2sink offers one, and vivid's output node refuses a UVC camera's
+#   colorimetry, on uvcvideo as on uvcuse);
+# - without the library EXPBUF stays ENOTTY, as CUSE cannot hand an fd back.
 # Usage (in the guest): daemon-dmabuf.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -24,38 +31,72 @@ gst_dmabuf() {
 	framecheck "$2" YUYV 640x480 --min-frames 60 | grep -E '^(frames intact|verdict)'
 }
 
-# verdicts NODE OUT [RUN]: v4l2-compliance -s's test verdicts, one a line
+# verdicts NODE OUT [RUN]: v4l2-compliance -s's test verdicts, one a line,
+# vivid's capture node exporting the dma-bufs of the DMABUF test
 verdicts() {
-	timeout 300 ${3:+"$3"} v4l2-compliance -d "$1" -s >"$2.log" 2>&1 || true
+	timeout 300 ${3:+"$3"} v4l2-compliance -d "$1" -s -e "$VIVID" >"$2.log" 2>&1 || true
 	tr '\r' '\n' <"$2.log" | grep -E '^\s*test .*: (OK|FAIL)' | sed 's/^\s*//' >"$2"
 	grep -E '^Total for' "$2.log" | tail -n 1
 }
 
+# grab NODE OUT [RUN]: 60 frames into vivid's dma-bufs, the transcript in OUT.txt
+grab() {
+	timeout 120 ${3:+"$3"} "$DMABUFGRAB" "$1" "$VIVID" 60 "$2" >"$2.txt" 2>&1 ||
+		{ cat "$2.txt"; fail "uvcuse-dmabufgrab on $1"; }
+	framecheck "$2" YUYV 640x480 --min-frames 60 | grep -E '^(frames intact|verdict)'
+}
+
 load_modules vhci-hcd uvcvideo cuse
+# vivid: one capture node (its webcam input: YUYV up to 3840x2160),
+# exporting dma-bufs (vb2 vmalloc)
+modprobe vivid n_devs=1 node_types=0x1 || fail "modprobe vivid"
+VIVID=''
+for dev in /sys/class/video4linux/video*; do
+	[ "$(cat "$dev/name")" = "vivid-000-vid-cap" ] && VIVID=/dev/$(basename "$dev")
+done
+[ -c "$VIVID" ] || fail "no vivid node: $(cat /sys/class/video4linux/*/name)"
+# its buffers must hold the camera's 640x480 YUYV frames
+v4l2-ctl -d "$VIVID" --set-fmt-video=width=1280,height=720,pixelformat=YUYV ||
+	fail "vivid's format"
 vcam_start "$SERIAL" --profile default
 KNODE=$(video_node "$SERIAL")
-echo "kernel $(uname -r), /dev/udmabuf: $(stat -c '%A %U:%G' /dev/udmabuf)"
+DMABUFGRAB=$BUILD/tests/tools/uvcuse-dmabufgrab
+echo "kernel $(uname -r), /dev/udmabuf: $(stat -c '%A %U:%G' /dev/udmabuf), vivid $VIVID"
 
 # (Debian 12's v4l2-compliance is older than 6.12's vb2: some of its checks
 # fail on uvcvideo itself; the reference is what uvcvideo answers.)
-step "uvcvideo: v4l2-compliance -s (the reference) and io-mode=dmabuf"
+step "uvcvideo: v4l2-compliance -s -e vivid (the reference), io-mode=dmabuf and uvcuse-dmabufgrab"
 verdicts "$KNODE" "$WORK/verdicts.kernel"
 grep -x "test VIDIOC_EXPBUF: OK" "$WORK/verdicts.kernel" || fail "uvcvideo does not export buffers here"
+grep -E "test DMABUF.*: OK" "$WORK/verdicts.kernel" || fail "uvcvideo does not import vivid's dma-bufs here"
 gst_dmabuf "$KNODE" "$WORK/gst-kernel.yuyv"
+grab "$KNODE" "$WORK/grab-kernel.yuyv"
 
 step "uvcuse takes the camera"
 uvcuse_start "$SERIAL" "$NAME"
 
-step "uvcuse-run v4l2-compliance -s: EXPBUF as on uvcvideo, no test failed"
+step "uvcuse-run v4l2-compliance -s -e vivid: EXPBUF and DMABUF as on uvcvideo, no test failed"
 total=$(verdicts "$NODE" "$WORK/verdicts.uvcuse" "$UVCUSE_RUN")
 echo "$total"
 grep -x "test VIDIOC_EXPBUF: OK" "$WORK/verdicts.uvcuse" ||
 	{ cat "$WORK/verdicts.uvcuse.log"; fail "EXPBUF is not OK on uvcuse"; }
+grep -E "test DMABUF.*: OK" "$WORK/verdicts.uvcuse" ||
+	{ cat "$WORK/verdicts.uvcuse.log"; fail "DMABUF is not OK on uvcuse"; }
 grep -q ', Failed: 0,' <<<"$total" || { grep FAIL "$WORK/verdicts.uvcuse"; fail "v4l2-compliance: $total"; }
 grep -c "dma-buf\|dmabuf\|EXPBUF" "$WORK/uvcuse.log" || true
 
 step "uvcuse-run gst-launch-1.0 v4l2src io-mode=dmabuf: 60 frames from dma-bufs"
 gst_dmabuf "$NODE" "$WORK/gst-uvcuse.yuyv" "$UVCUSE_RUN"
+
+step "uvcuse-run uvcuse-dmabufgrab: 60 frames in vivid's dma-bufs, vb2's answers as uvcvideo's"
+before=$(fast_requests "$NODE")
+grab "$NODE" "$WORK/grab-uvcuse.yuyv" "$UVCUSE_RUN"
+fast=$(($(fast_requests "$NODE") - before))
+echo "requests through the fast path's channel: $fast (the DMABUF QBUFs among them)"
+[ "$fast" -ge 60 ] || fail "the DMABUF QBUFs did not take the fast path"
+diff "$WORK/grab-kernel.yuyv.txt" "$WORK/grab-uvcuse.yuyv.txt" ||
+	fail "uvcuse-dmabufgrab's transcripts differ (uvcvideo's, then uvcuse's)"
+sed 's/^/  /' "$WORK/grab-uvcuse.yuyv.txt"
 
 step "without the library, EXPBUF is ENOTTY (CUSE hands no fd back)"
 python3 - "$NODE" <<'PY' || fail "EXPBUF without the library"
