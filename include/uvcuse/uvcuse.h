@@ -52,7 +52,7 @@
  * uvcuse_ring the library maps shared (and then an eventfd: its doorbell,
  * see UVCUSE_RING_POLL_BELL). The daemon publishes in it, in
  * order, what DQBUF would answer for each done buffer of the file's MMAP
- * queue; the library's DQBUF takes the next entry with one compare-and-swap
+ * or DMABUF queue; the library's DQBUF takes the next entry with one compare-and-swap
  * on 'taken' (no system call, no round trip), and the daemon applies the
  * takes (dequeues those buffers) before it next touches the queue. Before
  * anything else may change what DQBUF answers (another request of the
@@ -69,7 +69,8 @@
  * that could change that answer (any CUSE ioctl of the file, a DQBUF or
  * QBUF through a channel, a stream error, an unplug), under the seqlock
  * qbuf_seq (odd while it writes). A QBUF of a buffer the library got by
- * DQBUF on that fd, whose bit is set, is answered by the library from
+ * DQBUF on that fd, whose bit is set (a DMABUF buffer only with the m.fd and
+ * length of qbuf[index]), is answered by the library from
  * qbuf[] (plus the app's flags QBUF keeps, qbuf_keep_flags) and posted in
  * post[] (no system call): the daemon runs the posted QBUFs, in order,
  * before it serves anything of the process's queue (any request, poll

@@ -45,12 +45,18 @@ static int queue_qbuf(void *ctx, unsigned index, uint32_t flags)
 	static struct log_limit limit;
 	struct dev_file *df = ctx;
 	struct device *dev = df->dev;
-	struct v4l2_buffer b = { .index = index, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-				 .memory = V4L2_MEMORY_MMAP, .flags = flags };
+	struct v4l2_buffer b;
 	dev->stats.posted_qbufs++;
 	if (dev->away.unplugged)
 		return -ENODEV;
-	int res = node_ioctl(&dev->node, &df->nf, VIDIOC_QBUF, &b, NULL, 0, true, NULL, NULL);
+	/* the QBUF the library answered: MMAP, or DMABUF with the dma-buf and
+	 * length the buffer had (the answer it gave was this preview's) */
+	int res = node_qbuf_preview(&dev->node, &df->nf, index, &b);
+	if (res == 0) {
+		b = (struct v4l2_buffer){ .index = index, .type = b.type, .memory = b.memory,
+					  .flags = flags, .m = b.m, .length = b.length };
+		res = node_ioctl(&dev->node, &df->nf, VIDIOC_QBUF, &b, NULL, 0, true, NULL, NULL);
+	}
 	if (res < 0 && log_allowed(&limit, 5))
 		log_debug("posted QBUF of buffer %u: %s", index, strerror(-res));
 	return res;

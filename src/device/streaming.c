@@ -124,6 +124,11 @@ int device_buf_import(void *ctx, void *file, unsigned index, int app_fd, int dma
 	static struct log_limit limit;
 	(void)ctx;
 	struct dev_file *df = file;
+	/* the QBUFs posted before come first, as for a request; then the
+	 * ring's QBUF answers go: they name the dma-buf this may replace */
+	device_rings_apply(df);
+	device_rings_apply_proc(df);
+	device_rings_revoke(df);
 	struct dmabuf_map m;
 	int err = dmabuf_map(dmabuf, &m);
 	if (err) {

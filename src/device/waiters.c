@@ -140,7 +140,8 @@ void device_channel_reply(struct device *dev, struct dev_file *df, struct channe
 	/* the QBUF answer of the buffer the app gets, for it to post its
 	 * QBUF without waiting (as for the ring's entries) */
 	struct chan_ring *ring = ring_of(df, ch);
-	if (res == 0 && cmd == VIDIOC_DQBUF && b->memory == V4L2_MEMORY_MMAP && ring) {
+	if (res == 0 && cmd == VIDIOC_DQBUF &&
+	    (b->memory == V4L2_MEMORY_MMAP || b->memory == V4L2_MEMORY_DMABUF) && ring) {
 		rings_keep_qbuf(df, ring, b->index);
 	}
 	/* A USERPTR frame stayed in its staging memory (the staged DQBUF):

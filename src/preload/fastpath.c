@@ -237,7 +237,8 @@ bool fastpath_ring_take(struct uvcuse_ring *r, uvcuse_wire_buffer *b)
  * the daemon keeps an answer for it. */
 static void note_held(struct slot *s, const uvcuse_wire_buffer *b)
 {
-	if (s->ring && b->memory == V4L2_MEMORY_MMAP && b->index < UVCUSE_RING_ENTRIES)
+	if (s->ring && (b->memory == V4L2_MEMORY_MMAP || b->memory == V4L2_MEMORY_DMABUF) &&
+	    b->index < UVCUSE_RING_ENTRIES)
 		s->held |= 1u << b->index;
 }
 
@@ -245,7 +246,8 @@ bool fastpath_posted_answer(const struct uvcuse_ring *r, const uvcuse_wire_buffe
 			    uvcuse_wire_buffer *answer)
 {
 	if (!(r->features & UVCUSE_RING_QBUF_POSTED) || b->index >= UVCUSE_RING_ENTRIES ||
-	    b->type != V4L2_BUF_TYPE_VIDEO_CAPTURE || b->memory != V4L2_MEMORY_MMAP ||
+	    b->type != V4L2_BUF_TYPE_VIDEO_CAPTURE ||
+	    (b->memory != V4L2_MEMORY_MMAP && b->memory != V4L2_MEMORY_DMABUF) ||
 	    (b->flags & V4L2_BUF_FLAG_REQUEST_FD))
 		return false;
 	/* the daemon's seqlock: a copy made while it wrote is not used */
@@ -261,6 +263,11 @@ bool fastpath_posted_answer(const struct uvcuse_ring *r, const uvcuse_wire_buffe
 	/* not what QBUF of this buffer answers: the daemon decides */
 	if (a.index != b->index || a.type != b->type || a.memory != b->memory ||
 	    !(a.flags & V4L2_BUF_FLAG_QUEUED))
+		return false;
+	/* a DMABUF buffer only as it was queued before: the same dma-buf (the
+	 * caller made sure the daemon's is the app's, dmabuf_import.c) and
+	 * length; anything else is the daemon's to check */
+	if (b->memory == V4L2_MEMORY_DMABUF && (a.m.fd != b->m.fd || a.length != b->length))
 		return false;
 	a.flags |= b->flags & r->qbuf_keep_flags;
 	*answer = a;

@@ -362,7 +362,7 @@ int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2
 {
 	(void)n;
 	const struct vq *q = &f->proc->queue;
-	if (q->memory != V4L2_MEMORY_MMAP)
+	if (q->memory != V4L2_MEMORY_MMAP && q->memory != V4L2_MEMORY_DMABUF)
 		return -EOPNOTSUPP;
 	return vq_dqbuf_peek(q, f, i, b);
 }
@@ -375,7 +375,9 @@ bool node_poll_plain(struct node *n, struct node_file *f)
 	const struct vq *q = &f->proc->queue;
 	/* f's own queue: another file's done buffers are no DQBUF of f's,
 	 * so no entry of f's ring would announce them */
-	return q->owner == f && q->memory == V4L2_MEMORY_MMAP && !(vq_poll(q, f) & POLLERR);
+	return q->owner == f &&
+	       (q->memory == V4L2_MEMORY_MMAP || q->memory == V4L2_MEMORY_DMABUF) &&
+	       !(vq_poll(q, f) & POLLERR);
 }
 
 int node_qbuf_preview(struct node *n, struct node_file *f, unsigned index, struct v4l2_buffer *b)

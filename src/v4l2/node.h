@@ -292,17 +292,17 @@ int node_ioctl(struct node *n, struct node_file *f, unsigned int cmd, void *arg,
 void node_dqbuf_lost(struct node *n, struct node_file *f, const struct v4l2_buffer *b);
 
 /* What VIDIOC_DQBUF would answer f for the i-th done buffer of its MMAP
- * queue, without dequeuing (the fast path publishes these): 0, -EAGAIN (no
- * such buffer), -EOPNOTSUPP (not an MMAP queue), DQBUF's errors. */
+ * or DMABUF queue, without dequeuing (the fast path publishes these): 0,
+ * -EAGAIN (no such buffer), -EOPNOTSUPP (USERPTR, read()), DQBUF's errors. */
 int node_dqbuf_peek(struct node *n, struct node_file *f, unsigned i, struct v4l2_buffer *b);
 /* Whether node_poll(f, POLLIN) answers POLLIN exactly when f may dequeue
- * a done buffer of its MMAP queue, and nothing else (f owns the queue, it
+ * a done buffer of its MMAP or DMABUF queue, and nothing else (f owns the queue, it
  * streams without error, a QBUF was made since STREAMON, no read()
  * emulation to start): the fast path may then wait for frames on its own
  * doorbell. */
 bool node_poll_plain(struct node *n, struct node_file *f);
-/* What QBUF of MMAP buffer index, which the app holds, will answer it with
- * no app flags (vq_qbuf_preview). */
+/* What QBUF of MMAP (or DMABUF, queued again as it was) buffer index, which
+ * the app holds, will answer it with no app flags (vq_qbuf_preview). */
 int node_qbuf_preview(struct node *n, struct node_file *f, unsigned index, struct v4l2_buffer *b);
 
 /* One chunk of a read() (see cuse.h: off 0 starts a read() call). On 0,

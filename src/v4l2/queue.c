@@ -460,7 +460,12 @@ int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b)
 
 int vq_qbuf_preview(const struct vq *q, unsigned index, struct v4l2_buffer *b)
 {
-	if (index >= q->n_buffers || q->memory != V4L2_MEMORY_MMAP)
+	if (index >= q->n_buffers)
+		return -EINVAL;
+	/* a DMABUF buffer queued again as it was: its dma-buf, its length */
+	bool dmabuf = q->memory == V4L2_MEMORY_DMABUF && q->buffers[index].mem &&
+		      q->buffers[index].user_length;
+	if (q->memory != V4L2_MEMORY_MMAP && !dmabuf)
 		return -EINVAL;
 	/* buf_prepare's reset of the app's part, with no app flags */
 	struct vq_buffer vb = q->buffers[index];

@@ -201,8 +201,10 @@ int vq_expbuf(struct vq *q, const void *owner, const struct v4l2_exportbuffer *e
 int vq_prepare_buf(struct vq *q, void *owner, struct v4l2_buffer *b);
 int vq_qbuf(struct vq *q, void *owner, struct v4l2_buffer *b);
 /* What vq_qbuf() will answer for buffer index once the app, holding it,
- * queues it with flags 0 (memory MMAP): the answer to flags F is this with
- * F & vq_qbuf_kept_flags() added. -EINVAL: no MMAP buffer of that index. */
+ * queues it with flags 0 (memory MMAP; or DMABUF naming the dma-buf and
+ * length it was last queued with): the answer to flags F is this with
+ * F & vq_qbuf_kept_flags() added. -EINVAL: no MMAP buffer of that index,
+ * nor a DMABUF one queued before. */
 int vq_qbuf_preview(const struct vq *q, unsigned index, struct v4l2_buffer *b);
 /* The app's flags a QBUF keeps in its answer (vb2 keeps unknown bits). */
 uint32_t vq_qbuf_kept_flags(void);

@@ -34,8 +34,6 @@ RES=$WORK/results # lines: ROW LANE ROUND VALUE
 
 load_modules vhci-hcd uvcvideo cuse
 
-jiffies_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
-proc_jiffies() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 
 record() { echo "$1 $2 $3 $4" >>"$RES"; }
@@ -73,7 +71,6 @@ lane_run() {
 	cuse) UVCUSE_FASTPATH=0 "$UVCUSE_RUN" "$@" ;;
 	esac
 }
-field() { sed -n "s/^$1: \([0-9.]*\).*/\1/p" "$2"; }
 
 # requests LANE ROUND FRAMES: the daemon's requests per frame since its start
 requests() {

@@ -47,17 +47,8 @@ grab() {
 }
 
 load_modules vhci-hcd uvcvideo cuse
-# vivid: one capture node (its webcam input: YUYV up to 3840x2160),
-# exporting dma-bufs (vb2 vmalloc)
-modprobe vivid n_devs=1 node_types=0x1 || fail "modprobe vivid"
-VIVID=''
-for dev in /sys/class/video4linux/video*; do
-	[ "$(cat "$dev/name")" = "vivid-000-vid-cap" ] && VIVID=/dev/$(basename "$dev")
-done
-[ -c "$VIVID" ] || fail "no vivid node: $(cat /sys/class/video4linux/*/name)"
 # its buffers must hold the camera's 640x480 YUYV frames
-v4l2-ctl -d "$VIVID" --set-fmt-video=width=1280,height=720,pixelformat=YUYV ||
-	fail "vivid's format"
+VIVID=$(vivid_exporter 1280x720)
 vcam_start "$SERIAL" --profile default
 KNODE=$(video_node "$SERIAL")
 DMABUFGRAB=$BUILD/tests/tools/uvcuse-dmabufgrab

@@ -134,6 +134,21 @@ video_node() {
 	fail "no video node for camera $serial after ${timeout}s"
 }
 
+# vivid_exporter WxH: loads vivid with one capture node (its webcam input:
+# YUYV up to 3840x2160), whose MMAP buffers export dma-bufs (vb2 vmalloc),
+# sets its format to YUYV WxH (its buffers' size) and prints the node.
+vivid_exporter() {
+	local dev node=''
+	modprobe vivid n_devs=1 node_types=0x1 || fail "modprobe vivid"
+	for dev in /sys/class/video4linux/video*; do
+		[ "$(cat "$dev/name")" = "vivid-000-vid-cap" ] && node=/dev/$(basename "$dev")
+	done
+	[ -c "$node" ] || fail "no vivid node: $(cat /sys/class/video4linux/*/name)"
+	v4l2-ctl -d "$node" --set-fmt-video="width=${1%x*},height=${1#*x},pixelformat=YUYV" >&2 ||
+		fail "vivid's format"
+	echo "$node"
+}
+
 # meta_node SERIAL: uvcvideo's metadata node of the camera (index 1).
 meta_node() {
 	local serial=$1 dev usb
@@ -343,6 +358,14 @@ late_frames() {
 
 # rss_kib, fd_count: the running daemon's resident memory (KiB) and open
 # files, for the tests that look for growth.
+# --- benchmarks -------------------------------------------------------------
+# jiffies_busy: the guest's busy CPU time so far (/proc/stat, jiffies)
+jiffies_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# proc_jiffies PID: that process's CPU time so far (jiffies)
+proc_jiffies() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# field NAME FILE: the number after "NAME: " in FILE (uvcuse-streambench's output)
+field() { sed -n "s/^$1: \([0-9.]*\).*/\1/p" "$2"; }
+
 # unit_logged UNIT PATTERN: the unit's journal of this boot has a line
 # matching PATTERN. (Not `journalctl | grep -q`: grep leaves at the first
 # match, journalctl then dies of SIGPIPE and pipefail fails the pipeline.)

@@ -6,7 +6,9 @@
  * is ready, so the figure is the call, not the wait), its own CPU time per
  * frame, and optionally the frames and their DQBUF return times for
  * uvcuse-framecheck --times (latency from the camera's stamp), and each
- * buffer's sequence number, flags and size (a damaged frame's ERROR flag). */
+ * buffer's sequence number, flags and size (a damaged frame's ERROR flag).
+ * With --dmabuf EXPORTER it captures into dma-bufs another driver exported
+ * (V4L2_MEMORY_DMABUF: DMABUF import) instead of the node's MMAP buffers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -74,9 +76,69 @@ static void usage(FILE *out)
 		"                   capture's frames in step)\n"
 		"  -w, --settle US  wait US microseconds after poll and after DQBUF: the\n"
 		"                   calls then meet a driver done with the frame\n"
+		"  -d, --dmabuf DEV capture into dma-bufs exported by DEV's MMAP buffers\n"
+		"                   (its current format must hold the node's frames)\n"
 		"Prints: frames, rate (fps from frame %d on), dqbuf/qbuf p50 and p99 (us),\n"
 		"cpu per frame (us, this process).\n",
 		WARMUP);
+}
+
+/* BUFFERS dma-bufs of exporter's MMAP buffers, at least size bytes each
+ * (VIDIOC_EXPBUF), into fds[]. */
+static void export_dmabufs(const char *exporter, size_t size, int *fds)
+{
+	int e = open(exporter, O_RDWR);
+	if (e < 0)
+		die(exporter);
+	struct v4l2_requestbuffers rb = { .count = BUFFERS, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+	if (ioctl(e, VIDIOC_REQBUFS, &rb) < 0 || rb.count < BUFFERS)
+		die("the exporter's REQBUFS");
+	for (unsigned i = 0; i < BUFFERS; i++) {
+		struct v4l2_exportbuffer x = { .type = rb.type, .index = i,
+					       .flags = O_RDWR | O_CLOEXEC };
+		if (ioctl(e, VIDIOC_EXPBUF, &x) < 0)
+			die("the exporter's EXPBUF");
+		if (lseek(x.fd, 0, SEEK_END) < (off_t)size) {
+			errno = ENOSPC;
+			die("the exporter's buffers are smaller than the node's frames");
+		}
+		fds[i] = x.fd;
+	}
+	close(e); /* the dma-bufs keep its buffers */
+}
+
+/* The node's buffers (MMAP), or dma-bufs from exporter (DMABUF), mapped
+ * into mem[] and queued; returns the memory. */
+static unsigned setup_buffers(int fd, const char *exporter, size_t sizeimage, void **mem)
+{
+	unsigned memory = exporter ? V4L2_MEMORY_DMABUF : V4L2_MEMORY_MMAP;
+	int fds[BUFFERS];
+	if (exporter)
+		export_dmabufs(exporter, sizeimage, fds);
+	struct v4l2_requestbuffers rb = { .count = BUFFERS, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = memory };
+	if (ioctl(fd, VIDIOC_REQBUFS, &rb) < 0 || rb.count < 2)
+		die("REQBUFS");
+	for (unsigned i = 0; i < rb.count; i++) {
+		struct v4l2_buffer b = { .index = i, .type = rb.type, .memory = memory };
+		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0)
+			die("QUERYBUF");
+		if (exporter) {
+			b.m.fd = fds[i];
+			b.length = 0; /* the whole dma-buf */
+			mem[i] = mmap(NULL, (size_t)lseek(fds[i], 0, SEEK_END), PROT_READ,
+				      MAP_SHARED, fds[i], 0);
+		} else {
+			mem[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				      b.m.offset);
+		}
+		if (mem[i] == MAP_FAILED)
+			die("mmap");
+		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
+			die("QBUF");
+	}
+	return memory;
 }
 
 int main(int argc, char **argv)
@@ -87,16 +149,16 @@ int main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },    { "times", required_argument, NULL, 't' },
 		{ "settle", required_argument, NULL, 'w' }, { "help", no_argument, NULL, 'h' },
 		{ "stamps", required_argument, NULL, 'T' }, { "flags", required_argument, NULL, 'F' },
-		{ "whole", no_argument, NULL, 'W' },
+		{ "whole", no_argument, NULL, 'W' },        { "dmabuf", required_argument, NULL, 'd' },
 		{ 0 },
 	};
 	const char *fourcc = NULL, *out_path = NULL, *times_path = NULL, *stamps_path = NULL,
-		   *flags_path = NULL;
+		   *flags_path = NULL, *exporter = NULL;
 	bool whole = false;
 	unsigned width = 0, height = 0, fps = 0, settle_us = 0;
 	long count = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:T:F:Ww:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:n:r:o:t:T:F:Ww:d:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'f': fourcc = optarg; break;
 		case 's':
@@ -111,6 +173,7 @@ int main(int argc, char **argv)
 		case 'F': flags_path = optarg; break;
 		case 'W': whole = true; break;
 		case 'w': settle_us = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'd': exporter = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -134,21 +197,8 @@ int main(int argc, char **argv)
 		if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0)
 			die("S_PARM");
 	}
-	struct v4l2_requestbuffers rb = { .count = BUFFERS, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-					  .memory = V4L2_MEMORY_MMAP };
-	if (ioctl(fd, VIDIOC_REQBUFS, &rb) < 0 || rb.count < 2)
-		die("REQBUFS");
 	void *mem[VIDEO_MAX_FRAME];
-	for (unsigned i = 0; i < rb.count; i++) {
-		struct v4l2_buffer b = { .index = i, .type = rb.type, .memory = rb.memory };
-		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0)
-			die("QUERYBUF");
-		mem[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, b.m.offset);
-		if (mem[i] == MAP_FAILED)
-			die("mmap");
-		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
-			die("QBUF");
-	}
+	unsigned memory = setup_buffers(fd, exporter, fmt.fmt.pix.sizeimage, mem);
 	FILE *out = out_path ? fopen(out_path, "we") : NULL, *times = times_path ? fopen(times_path, "we") : NULL;
 	FILE *stamps = stamps_path ? fopen(stamps_path, "we") : NULL;
 	FILE *flags = flags_path ? fopen(flags_path, "we") : NULL;
@@ -171,7 +221,7 @@ int main(int argc, char **argv)
 		}
 		if (settle_us)
 			usleep(settle_us);
-		struct v4l2_buffer b = { .type = type, .memory = V4L2_MEMORY_MMAP };
+		struct v4l2_buffer b = { .type = type, .memory = memory };
 		int64_t t0 = now_ns();
 		if (ioctl(fd, VIDIOC_DQBUF, &b) < 0)
 			die("DQBUF");

@@ -531,6 +531,20 @@ START_TEST(posted_answer_from_kept)
 	r.qbuf[3] = kept;
 	r.qbuf[3].flags = 0; /* not a QBUF answer */
 	ck_assert(!fastpath_posted_answer(&r, &in, &out));
+	/* DMABUF: only the dma-buf and length the buffer was queued with */
+	r.qbuf[3] = kept;
+	r.qbuf[3].memory = V4L2_MEMORY_DMABUF;
+	r.qbuf[3].m.fd = 17;
+	in.memory = V4L2_MEMORY_DMABUF;
+	in.m.fd = 17;
+	in.length = 4096;
+	ck_assert(fastpath_posted_answer(&r, &in, &out));
+	ck_assert_int_eq(out.m.fd, 17);
+	in.m.fd = 18;
+	ck_assert(!fastpath_posted_answer(&r, &in, &out));
+	in.m.fd = 17;
+	in.length = 0; /* the whole dma-buf: the daemon decides what that is */
+	ck_assert(!fastpath_posted_answer(&r, &in, &out));
 }
 END_TEST
 

@@ -592,6 +592,8 @@ START_TEST(dmabuf_offered_only_where_said)
 						   V4L2_BUF_CAP_SUPPORTS_USERPTR |
 						   V4L2_BUF_CAP_SUPPORTS_DMABUF);
 	ck_assert_uint_eq(mem.allocs, 0); /* the memory is the app's */
+	struct v4l2_buffer p;
+	ck_assert_int_eq(vq_qbuf_preview(&q, 0, &p), -EINVAL); /* never queued */
 	struct v4l2_buffer b = querybuf(1);
 	ck_assert_uint_eq(b.memory, DMABUF);
 	ck_assert_uint_eq(b.length, SIZE);
@@ -667,6 +669,13 @@ START_TEST(dmabuf_stream)
 	ck_assert_int_eq(vq_dqbuf(&q, A, &b, NULL), 0);
 	ck_assert_uint_eq(b.bytesused, SIZE + 50);
 	ck_assert_uint_eq(b.flags & V4L2_BUF_FLAG_ERROR, 0);
+	/* a dequeued buffer queued again as it was: what QBUF will answer */
+	b = vbuf(0, 0);
+	ck_assert_int_eq(vq_qbuf_preview(&q, 0, &b), 0);
+	ck_assert_uint_eq(b.memory, DMABUF);
+	ck_assert_int_eq(b.m.fd, 5);
+	ck_assert_uint_eq(b.length, SIZE);
+	ck_assert_uint_eq(b.flags & V4L2_BUF_FLAG_QUEUED, V4L2_BUF_FLAG_QUEUED);
 	ck_assert_int_eq(qbuf_dmabuf(0, 5, SIZE), 0);
 	ck_assert_int_eq(qbuf_dmabuf(1, 6, 0), 0);
 	struct vq_buffer *active = vq_next(&q);
