@@ -85,6 +85,13 @@ grab "$NODE" "$WORK/grab-uvcuse.yuyv" "$UVCUSE_RUN"
 fast=$(($(fast_requests "$NODE") - before))
 echo "requests through the fast path's channel: $fast (the DMABUF QBUFs among them)"
 [ "$fast" -ge 60 ] || fail "the DMABUF QBUFs did not take the fast path"
+# an app queueing each buffer again as it dequeued it: the ring serves it
+before=$(fast_requests "$NODE" posted)
+"$UVCUSE_RUN" "$BUILD/tests/tools/uvcuse-streambench" "$NODE" --dmabuf "$VIVID" -f YUYV -s 640x480 \
+	-n 60 >/dev/null || fail "uvcuse-streambench --dmabuf"
+posted=$(($(fast_requests "$NODE" posted) - before))
+echo "uvcuse-streambench --dmabuf: $posted of its 60 QBUFs posted in the ring"
+[ "$posted" -ge 50 ] || fail "DMABUF QBUFs were not posted in the ring"
 diff "$WORK/grab-kernel.yuyv.txt" "$WORK/grab-uvcuse.yuyv.txt" ||
 	fail "uvcuse-dmabufgrab's transcripts differ (uvcvideo's, then uvcuse's)"
 sed 's/^/  /' "$WORK/grab-uvcuse.yuyv.txt"
