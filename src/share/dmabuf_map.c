@@ -3,6 +3,7 @@
 #include "share/dmabuf_map.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -38,9 +39,29 @@ void dmabuf_unmap(struct dmabuf_map *m)
 	m->mem = NULL;
 }
 
+/* Whether fd's fences are all signalled (dma-buf poll: POLLOUT), so that
+ * DMA_BUF_IOCTL_SYNC's start, which waits for them without a timeout,
+ * returns at once: an app's dma-buf whose device never finishes must not
+ * stall the daemon and every other app with it. */
+static bool fences_done(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int r;
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	return r == 1 && (p.revents & POLLOUT);
+}
+
 int dmabuf_sync_write(int fd, bool start)
 {
-	static struct log_limit limit;
+	static struct log_limit limit, busy_limit;
+	if (start && !fences_done(fd)) {
+		if (log_allowed(&busy_limit, 1))
+			log_warn("an imported dma-buf is still in use by its device: the frame is "
+				 "written without waiting for it");
+		return -EBUSY;
+	}
 	struct dma_buf_sync sync = {
 		.flags = DMA_BUF_SYNC_WRITE | (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END),
 	};

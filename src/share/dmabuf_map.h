@@ -22,7 +22,10 @@ struct dmabuf_map {
 int dmabuf_map(int fd, struct dmabuf_map *out);
 void dmabuf_unmap(struct dmabuf_map *m);
 /* DMA_BUF_IOCTL_SYNC: the CPU starts (start) or ends writing fd's memory.
- * 0 or -errno (logged at most a few times a second). */
+ * A start never waits: while a device still uses the dma-buf (its fences
+ * pending) it is skipped, -EBUSY, and the frame written anyway (the app's
+ * own buffer, its own race). 0 or -errno (logged at most a few times a
+ * second). */
 int dmabuf_sync_write(int fd, bool start);
 
 #endif

@@ -9,10 +9,11 @@
 # - import (V4L2_MEMORY_DMABUF: the library hands the app's dma-bufs to the
 #   daemon, which maps them): compliance's DMABUF test with vivid as the
 #   exporter, uvcuse-dmabufgrab's 60 frames intact in vivid's dma-bufs and
-#   its transcript of vb2's answers identical to uvcvideo's (GStreamer 1.22's
-#   io-mode=dmabuf-import needs a dma-buf pool downstream: headless, only
-#   v4l2sink offers one, and vivid's output node refuses a UVC camera's
-#   colorimetry, on uvcvideo as on uvcuse);
+#   its transcript of vb2's answers identical to uvcvideo's (its frames
+#   checked), and GStreamer's io-mode=dmabuf-import into the dma-bufs of
+#   v4l2sink on vivid's output node (60 imported, 60 to EOS: the only
+#   dma-buf pool a headless GStreamer 1.22 has; the camera says BT.601
+#   colorimetry, which vivid's output takes);
 # - without the library EXPBUF stays ENOTTY, as CUSE cannot hand an fd back.
 # Usage (in the guest): daemon-dmabuf.sh BUILD_DIR
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -46,10 +47,35 @@ grab() {
 	framecheck "$2" YUYV 640x480 --min-frames 60 | grep -E '^(frames intact|verdict)'
 }
 
+# gst_import NODE [RUN]: 60 frames of the camera into vivid's output
+# buffers, which v4l2sink exports and offers upstream (the one dma-buf pool
+# a headless GStreamer 1.22 has); counted by GStreamer's allocator log
+gst_import() {
+	GST_DEBUG=v4l2allocator:6 timeout 120 ${2:+"$2"} gst-launch-1.0 -q v4l2src device="$1" \
+		io-mode=dmabuf-import num-buffers=60 ! video/x-raw,format=YUY2,width=640,height=480 \
+		! v4l2sink device="$VIVID_OUT" io-mode=dmabuf sync=false >"$WORK/gst-import.log" 2>&1 ||
+		{ grep -E "ERROR|WARN" "$WORK/gst-import.log" | tail -n 8; fail "io-mode=dmabuf-import on $1"; }
+	local imports
+	imports=$(grep -c "imported DMABUF as fd" "$WORK/gst-import.log" || true)
+	echo "v4l2src io-mode=dmabuf-import on $1: 60 buffers to EOS, $imports dma-buf imports"
+	[ "$imports" -ge 60 ] || fail "v4l2src did not import dma-bufs"
+}
+
 load_modules vhci-hcd uvcvideo cuse
 # its buffers must hold the camera's 640x480 YUYV frames
 VIVID=$(vivid_exporter 1280x720)
-vcam_start "$SERIAL" --profile default
+VIVID_OUT=''
+for d in /sys/class/video4linux/video*; do
+	[ "$(cat "$d/name")" = vivid-000-vid-out ] && VIVID_OUT=/dev/${d##*/}
+done
+[ -c "$VIVID_OUT" ] || fail "no vivid output node"
+# its HDMI output takes the camera's progressive 640x480 YUYV
+v4l2-ctl -d "$VIVID_OUT" --set-output=1 >/dev/null || fail "vivid's output"
+v4l2-ctl -d "$VIVID_OUT" --set-fmt-video-out=width=640,height=480,pixelformat=YUYV,field=none ||
+	fail "vivid's output format"
+# (--bt601: colorimetry that vivid's output takes too, for GStreamer's
+# v4l2src ! v4l2sink to negotiate)
+vcam_start "$SERIAL" --profile default --bt601
 KNODE=$(video_node "$SERIAL")
 DMABUFGRAB=$BUILD/tests/tools/uvcuse-dmabufgrab
 echo "kernel $(uname -r), /dev/udmabuf: $(stat -c '%A %U:%G' /dev/udmabuf), vivid $VIVID"
@@ -61,6 +87,7 @@ verdicts "$KNODE" "$WORK/verdicts.kernel"
 grep -x "test VIDIOC_EXPBUF: OK" "$WORK/verdicts.kernel" || fail "uvcvideo does not export buffers here"
 grep -E "test DMABUF.*: OK" "$WORK/verdicts.kernel" || fail "uvcvideo does not import vivid's dma-bufs here"
 gst_dmabuf "$KNODE" "$WORK/gst-kernel.yuyv"
+gst_import "$KNODE"
 grab "$KNODE" "$WORK/grab-kernel.yuyv"
 
 step "uvcuse takes the camera"
@@ -95,6 +122,9 @@ echo "uvcuse-streambench --dmabuf: $posted of its 60 QBUFs posted in the ring"
 diff "$WORK/grab-kernel.yuyv.txt" "$WORK/grab-uvcuse.yuyv.txt" ||
 	fail "uvcuse-dmabufgrab's transcripts differ (uvcvideo's, then uvcuse's)"
 sed 's/^/  /' "$WORK/grab-uvcuse.yuyv.txt"
+
+step "uvcuse-run gst-launch-1.0 v4l2src io-mode=dmabuf-import into v4l2sink's dma-bufs"
+gst_import "$NODE" "$UVCUSE_RUN"
 
 step "without the library, EXPBUF is ENOTTY (CUSE hands no fd back)"
 python3 - "$NODE" <<'PY' || fail "EXPBUF without the library"

@@ -134,12 +134,13 @@ video_node() {
 	fail "no video node for camera $serial after ${timeout}s"
 }
 
-# vivid_exporter WxH: loads vivid with one capture node (its webcam input:
+# vivid_exporter WxH: loads vivid with a capture node (its webcam input:
 # YUYV up to 3840x2160), whose MMAP buffers export dma-bufs (vb2 vmalloc),
-# sets its format to YUYV WxH (its buffers' size) and prints the node.
+# and an output node; sets the capture format to YUYV WxH (its buffers'
+# size) and prints the capture node.
 vivid_exporter() {
 	local dev node=''
-	modprobe vivid n_devs=1 node_types=0x1 || fail "modprobe vivid"
+	modprobe vivid n_devs=1 node_types=0x101 || fail "modprobe vivid"
 	for dev in /sys/class/video4linux/video*; do
 		[ "$(cat "$dev/name")" = "vivid-000-vid-cap" ] && node=/dev/$(basename "$dev")
 	done

@@ -1199,6 +1199,7 @@ struct vcam_camera *vcam_camera_new(const struct vcam_camera_config *cfg)
 		.xu_controls = vcam_controls_bitmap(cam->controls, VCAM_ENTITY_EXTENSION),
 		.xu_count = (uint8_t)vcam_controls_xu_count(cam->controls),
 		.xu_guid = cfg->msxu ? vcam_msxu_guid : vcam_xu_guid,
+		.color_primaries = cfg->color_primaries,
 	};
 	power_on_state(cam);
 	return cam;

@@ -47,6 +47,7 @@ struct vcam_camera_config {
 	 * metadata control; once the host sets that, each payload header of a
 	 * frame carries a metadata item with the frame's sequence (payload.h) */
 	bool msxu;
+	uint8_t color_primaries; /* vcam_identity's (0: BT.709) */
 	unsigned error_every;  /* set ERR in every Nth frame (0: never) */
 	unsigned corrupt_jpeg_every; /* damage the scan of every Nth MJPEG frame (0: never) */
 	/* enum vcam_payload_fault in every fault_every-th frame (isochronous) */

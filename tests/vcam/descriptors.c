@@ -309,7 +309,8 @@ static void put_frame(struct writer *w, enum vcam_pixel pixel, uint8_t index,
 		put32(w, f->intervals[i]);
 }
 
-static void put_format(struct writer *w, uint8_t index, const struct vcam_format *fmt)
+static void put_format(struct writer *w, uint8_t index, const struct vcam_format *fmt,
+		       uint8_t primaries)
 {
 	switch (fmt->pixel) {
 	case VCAM_PIXEL_MJPEG:
@@ -360,17 +361,19 @@ static void put_format(struct writer *w, uint8_t index, const struct vcam_format
 	for (unsigned i = 0; i < fmt->n_frames; i++)
 		put_frame(w, fmt->pixel, (uint8_t)(i + 1), &fmt->frames[i]);
 
-	/* BT.709 primaries and transfer, BT.601 matrix: what webcams send. */
+	/* BT.709 primaries (or the identity's) and transfer, BT.601 matrix:
+	 * what webcams send. */
 	put8(w, 6);
 	put8(w, CS_INTERFACE);
 	put8(w, UVC_VS_COLORFORMAT);
-	put8(w, 1);
+	put8(w, primaries ? primaries : 1);
 	put8(w, 1);
 	put8(w, 4);
 }
 
-static void put_video_streaming(struct writer *w, const struct vcam_profile *p)
+static void put_video_streaming(struct writer *w, const struct vcam_identity *id)
 {
+	const struct vcam_profile *p = id->profile;
 	bool bulk = p->transfer == VCAM_BULK;
 
 	put_interface(w, VCAM_IF_STREAMING, 0, bulk ? 1 : 0, UVC_SC_VIDEOSTREAMING, 0, 0);
@@ -392,7 +395,7 @@ static void put_video_streaming(struct writer *w, const struct vcam_profile *p)
 	for (unsigned i = 0; i < p->n_formats; i++)
 		put8(w, 0);
 	for (unsigned i = 0; i < p->n_formats; i++)
-		put_format(w, (uint8_t)(i + 1), &p->formats[i]);
+		put_format(w, (uint8_t)(i + 1), &p->formats[i], id->color_primaries);
 	patch16(w, total, w->len - start);
 
 	if (bulk) {
@@ -441,7 +444,7 @@ ssize_t vcam_config_descriptor(const struct vcam_identity *id, uint8_t *out, siz
 	put8(&w, VCAM_STR_PRODUCT);
 
 	put_video_control(&w, id);
-	put_video_streaming(&w, p);
+	put_video_streaming(&w, id);
 	patch16(&w, 2, w.len);
 	return finish(&w);
 }

@@ -39,6 +39,9 @@ struct vcam_identity {
 	uint32_t xu_controls;   /* extension unit bmControls (2 bytes used) */
 	uint8_t xu_count;       /* extension unit bNumControls */
 	const uint8_t *xu_guid; /* 16 bytes */
+	/* the color matching descriptors' bColorPrimaries: 1 (BT.709, as
+	 * webcams send; 0 means that too) or 4 (SMPTE 170M) */
+	uint8_t color_primaries;
 };
 
 /* Each builder writes at most cap bytes and returns the descriptor's full

@@ -216,6 +216,8 @@ static void usage(FILE *f)
 		"  -p, --profile NAME     camera profile (default: default; see --list-profiles)\n"
 		"  -s, --serial S         USB serial number (default: VCAM0001); tells cameras apart\n"
 		"  -u, --unpaced          send frames as fast as the host takes them\n"
+		"      --bt601            the color matching descriptors name SMPTE 170M\n"
+		"                         primaries (GStreamer's \"bt601\") instead of BT.709\n"
 		"      --msxu             Microsoft's UVC 1.5 metadata: the extension unit\n"
 		"                         takes the MSXU GUID and its metadata control; once\n"
 		"                         the host sets it, each payload header carries an\n"
@@ -462,6 +464,7 @@ int main(int argc, char **argv)
 		{ "serial", required_argument, NULL, 's' },
 		{ "unpaced", no_argument, NULL, 'u' },
 		{ "msxu", no_argument, NULL, 'X' },
+		{ "bt601", no_argument, NULL, '6' },
 		{ "error-every", required_argument, NULL, 'e' },
 		{ "corrupt-jpeg-every", required_argument, NULL, 'C' },
 		{ "ctrl-delay-ms", required_argument, NULL, 'D' },
@@ -509,6 +512,9 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			cfg.msxu = true;
+			break;
+		case '6':
+			cfg.color_primaries = 4; /* SMPTE 170M */
 			break;
 		case 'e':
 			if (parse_count("error-every", optarg, &cfg.error_every))
