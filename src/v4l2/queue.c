@@ -78,10 +78,12 @@ static uint32_t buf_caps(const struct vq *q)
 
 /* __vb2_queue_cancel: every buffer back to the app, lists emptied, not
  * streaming, error cleared, PREPARED forgotten. */
-static void sync_done(struct vq *q, struct vq_buffer *b)
+/* The driver starts (start) or stops writing b: an imported dma-buf's
+ * memory hears of it (the sync hook). */
+static void sync_write(struct vq *q, struct vq_buffer *b, bool start)
 {
 	if (q->memory == V4L2_MEMORY_DMABUF && q->mem_ops->sync)
-		q->mem_ops->sync(q->mem_data, b, false);
+		q->mem_ops->sync(q->mem_data, b, start);
 }
 
 static void queue_cancel(struct vq *q)
@@ -93,7 +95,7 @@ static void queue_cancel(struct vq *q)
 	q->read_cur = NULL;
 	for (unsigned i = 0; i < q->n_buffers; i++) {
 		if (q->buffers[i].state == VQ_ACTIVE)
-			sync_done(q, &q->buffers[i]);
+			sync_write(q, &q->buffers[i], false);
 		q->buffers[i].state = VQ_DEQUEUED;
 		q->buffers[i].read_pos = 0;
 	}
@@ -669,8 +671,7 @@ struct vq_buffer *vq_next(struct vq *q)
 		return NULL;
 	struct vq_buffer *b = &q->buffers[fifo_pop(q->queued, &q->n_queued)];
 	b->state = VQ_ACTIVE;
-	if (q->memory == V4L2_MEMORY_DMABUF && q->mem_ops->sync)
-		q->mem_ops->sync(q->mem_data, b, true);
+	sync_write(q, b, true);
 	return b;
 }
 
@@ -679,7 +680,7 @@ void vq_done(struct vq *q, struct vq_buffer *b, uint32_t bytesused, uint32_t fla
 {
 	if (!b || b->state != VQ_ACTIVE)
 		return;
-	sync_done(q, b);
+	sync_write(q, b, false);
 	size_t room = b->plane_size;
 	if ((q->memory == V4L2_MEMORY_USERPTR || q->memory == V4L2_MEMORY_DMABUF) &&
 	    b->user_length > room)
@@ -725,7 +726,7 @@ void vq_requeue(struct vq *q, struct vq_buffer *b)
 {
 	if (!b || b->state != VQ_ACTIVE)
 		return;
-	sync_done(q, b);
+	sync_write(q, b, false);
 	b->state = VQ_QUEUED;
 	fifo_push_head(q->queued, &q->n_queued, b->index);
 }
