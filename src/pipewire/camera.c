@@ -35,6 +35,17 @@ static void schedule_revive(struct bridge_camera *c)
 
 /* --- the pw_stream's events -------------------------------------------- */
 
+/* The add_buffer event hands each buffer's block with the types the
+ * consumers agreed on as a mask; one is chosen there. A dma-buf where they
+ * take one: PipeWire's convention for a camera's dma-bufs (as its v4l2
+ * source gives VIDIOC_EXPBUF's): no modifier negotiated, the producer
+ * chooses DmaBuf only for memory it knows mmap reads (udmabuf's is a
+ * memfd's pages); a memfd otherwise. */
+static uint32_t buffer_types(const struct bridge_camera *c)
+{
+	return (1u << SPA_DATA_MemFd) | (c->dmabufs ? 1u << SPA_DATA_DmaBuf : 0);
+}
+
 static void on_param_changed(void *data, uint32_t id, const struct spa_pod *param)
 {
 	struct bridge_camera *c = data;
@@ -70,7 +81,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 		SPA_PARAM_BUFFERS_blocks, SPA_POD_Int(1), SPA_PARAM_BUFFERS_size,
 		SPA_POD_Int((int)c->sizeimage), SPA_PARAM_BUFFERS_stride,
 		SPA_POD_Int((int)c->bytesperline), SPA_PARAM_BUFFERS_dataType,
-		SPA_POD_CHOICE_FLAGS_Int(1 << SPA_DATA_MemFd));
+		SPA_POD_CHOICE_FLAGS_Int(buffer_types(c)));
 	params[1] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
 					       SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header),
 					       SPA_PARAM_META_size,
@@ -82,6 +93,7 @@ static void on_add_buffer(void *data, struct pw_buffer *pwb)
 {
 	struct bridge_camera *c = data;
 	struct spa_data *block = &pwb->buffer->datas[0];
+	bool dmabuf = c->dmabufs && (block->type & (1u << SPA_DATA_DmaBuf));
 	pwb->user_data = NULL;
 	for (unsigned i = 0; i < c->n_bufs; i++) {
 		struct camera_buf *b = &c->bufs[i];
@@ -90,9 +102,10 @@ static void on_add_buffer(void *data, struct pw_buffer *pwb)
 		b->pwb = pwb;
 		b->owner = OWNER_PIPEWIRE;
 		pwb->user_data = b;
-		block->type = SPA_DATA_MemFd;
+		block->type = dmabuf ? SPA_DATA_DmaBuf : SPA_DATA_MemFd;
+		c->gave_dmabufs = dmabuf;
 		block->flags = SPA_DATA_FLAG_READABLE;
-		block->fd = b->memfd;
+		block->fd = dmabuf ? b->dmabuf : b->memfd;
 		block->mapoffset = 0;
 		block->maxsize = b->length;
 		block->data = NULL; /* never touched here: the daemon writes, consumers read */
@@ -125,6 +138,13 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
 	(void)old;
 	log_debug("%s: stream %s%s%s", c->path, pw_stream_state_as_string(state),
 		  error ? ": " : "", error ? error : "");
+	if (state == PW_STREAM_STATE_PAUSED && !c->in_graph) {
+		/* only now is the node in PipeWire's registry, where the
+		 * session manager and the portal see it */
+		c->in_graph = true;
+		log_info("%s: published as PipeWire node %s (id %u, \"%s\", %u modes)", c->path,
+			 c->name, pw_stream_get_node_id(c->stream), c->card, (unsigned)c->modes.n);
+	}
 	if (state == PW_STREAM_STATE_STREAMING) {
 		camera_start_stream(c);
 		return;
@@ -161,6 +181,7 @@ static int publish(struct bridge_camera *c)
 		pw_properties_setf(props, PW_KEY_DEVICE_PRODUCT_ID, "0x%s", c->product);
 	if (c->serial[0])
 		pw_properties_set(props, PW_KEY_DEVICE_SERIAL, c->serial);
+	c->in_graph = false;
 	c->stream = pw_stream_new(c->core, c->card, props);
 	if (!c->stream)
 		return -errno;
@@ -182,8 +203,7 @@ static int publish(struct bridge_camera *c)
 					PW_STREAM_FLAG_DRIVER | PW_STREAM_FLAG_ALLOC_BUFFERS,
 					params, n);
 		if (err >= 0)
-			log_info("%s: published as PipeWire node %s (\"%s\", %u modes)", c->path,
-				 c->name, c->card, n);
+			log_debug("%s: publishing %s with %u formats", c->path, c->name, n);
 	}
 	free(space);
 	free(params);
@@ -224,7 +244,7 @@ int bridge_camera_new(struct pw_core *core, struct pw_loop *loop, const char *pa
 	c->loop = loop;
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	for (unsigned i = 0; i < CAMERA_BUFFERS; i++)
-		c->bufs[i].memfd = -1;
+		c->bufs[i] = (struct camera_buf){ .memfd = -1, .dmabuf = -1 };
 	int err = camera_probe(c);
 	if (err < 0) {
 		if (err == -EACCES || err == -ENOTTY || err == -EPERM)

@@ -33,6 +33,7 @@ enum buf_owner {
 
 struct camera_buf {
 	int memfd;
+	int dmabuf; /* a dma-buf over the same memory (udmabuf), or -1 */
 	uint32_t length;
 	struct pw_buffer *pwb; /* NULL until PipeWire adds it */
 	enum buf_owner owner;
@@ -48,6 +49,7 @@ struct bridge_camera {
 	struct pw_loop *loop;
 	struct pw_stream *stream;
 	struct spa_hook listener;
+	bool in_graph; /* the published node has reached PipeWire (PAUSED) */
 	struct spa_source *revive; /* republishes after an error */
 	unsigned revive_ms;
 	/* while every buffer is with PipeWire, a cycle of the graph now and
@@ -63,6 +65,8 @@ struct bridge_camera {
 	uint32_t sizeimage, bytesperline;
 	unsigned n_bufs;
 	struct camera_buf bufs[CAMERA_BUFFERS];
+	bool dmabufs; /* every buffer has a dma-buf: SPA_DATA_DmaBuf offered */
+	bool gave_dmabufs; /* the consumers took them (the last buffer added) */
 	bool streaming;
 	uint64_t frames;
 };

@@ -11,6 +11,7 @@
  * runs the graph (we are its driver: the camera's frames are the clock).
  * Consumers map the memfd the daemon writes the frame into. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "camera_priv.h"
 #include "client/memfd_fetch.h"
 #include "core/log.h"
+#include "uvcuse/uvcuse.h"
 
 static unsigned at_node(const struct bridge_camera *c)
 {
@@ -80,8 +82,11 @@ void camera_release_node(struct bridge_camera *c)
 	for (unsigned i = 0; i < c->n_bufs; i++) {
 		if (c->bufs[i].memfd >= 0)
 			close(c->bufs[i].memfd);
-		c->bufs[i] = (struct camera_buf){ .memfd = -1 };
+		if (c->bufs[i].dmabuf >= 0)
+			close(c->bufs[i].dmabuf);
+		c->bufs[i] = (struct camera_buf){ .memfd = -1, .dmabuf = -1 };
 	}
+	c->dmabufs = false;
 	if (c->fd >= 0) {
 		if (c->n_bufs) {
 			struct v4l2_requestbuffers rb = { .count = 0,
@@ -244,8 +249,53 @@ void camera_start_stream(struct bridge_camera *c)
 	c->revive_ms = REVIVE_MS; /* it works: a later failure starts afresh */
 	char fcc[5] = { (char)(c->mode.fourcc & 0xff), (char)((c->mode.fourcc >> 8) & 0xff),
 			(char)((c->mode.fourcc >> 16) & 0xff), (char)(c->mode.fourcc >> 24), 0 };
-	log_info("%s: streaming %s %ux%u at %u/%u fps to PipeWire", c->path, fcc, c->mode.width,
-		 c->mode.height, c->mode.fps_num, c->mode.fps_den);
+	log_info("%s: streaming %s %ux%u at %u/%u fps to PipeWire in %s", c->path, fcc,
+		 c->mode.width, c->mode.height, c->mode.fps_num, c->mode.fps_den,
+		 c->gave_dmabufs ? "dma-bufs" : "memfds");
+}
+
+/* A dma-buf over MMAP buffer index's memory, as VIDIOC_EXPBUF would give
+ * (the daemon makes it through /dev/udmabuf), or -errno: -ENOTTY where the
+ * daemon makes none (no udmabuf: Debian 12's 6.1 kernel). */
+static int fetch_dmabuf(int fd, uint32_t index)
+{
+	struct v4l2_exportbuffer e = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .index = index,
+				       .flags = O_RDONLY | O_CLOEXEC };
+	int err = camera_ioctl(fd, UVCUSE_IOC_EXPBUF, &e);
+	if (err < 0)
+		return err;
+	bool ours;
+	return uvcuse_fetch_memfd(ioctl, fd, UVCUSE_DMABUF_FLAG | e.reserved[0], 0, &ours);
+}
+
+/* The memfd of each of the node's n_bufs buffers, and a dma-buf of each
+ * where the daemon makes them: 0, or -errno (no memfd). */
+static int take_buffers(struct bridge_camera *c, int fd)
+{
+	for (unsigned i = 0; i < c->n_bufs; i++)
+		c->bufs[i] = (struct camera_buf){ .memfd = -1, .dmabuf = -1 };
+	c->dmabufs = true;
+	for (unsigned i = 0; i < c->n_bufs; i++) {
+		struct v4l2_buffer vb = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+					  .memory = V4L2_MEMORY_MMAP };
+		int err = camera_ioctl(fd, VIDIOC_QUERYBUF, &vb);
+		if (err < 0)
+			return err;
+		bool ours;
+		int memfd = uvcuse_fetch_memfd(ioctl, fd, vb.m.offset, vb.length, &ours);
+		if (memfd < 0)
+			return memfd;
+		c->bufs[i].memfd = memfd;
+		c->bufs[i].length = vb.length;
+		int dmabuf = c->dmabufs ? fetch_dmabuf(fd, i) : -ENOTTY;
+		if (dmabuf < 0 && c->dmabufs) {
+			log_debug("%s: no dma-buf of buffer %u (%s): memfds only", c->path, i,
+				  strerror(-dmabuf));
+			c->dmabufs = false;
+		}
+		c->bufs[i].dmabuf = dmabuf < 0 ? -1 : dmabuf;
+	}
+	return 0;
 }
 
 int camera_configure(struct bridge_camera *c, const struct bridge_mode *m)
@@ -282,21 +332,9 @@ int camera_configure(struct bridge_camera *c, const struct bridge_mode *m)
 	if (!rb.count)
 		return -ENOMEM;
 	c->n_bufs = rb.count < CAMERA_BUFFERS ? rb.count : CAMERA_BUFFERS;
-	for (unsigned i = 0; i < c->n_bufs; i++)
-		c->bufs[i] = (struct camera_buf){ .memfd = -1 };
-	for (unsigned i = 0; i < c->n_bufs; i++) {
-		struct v4l2_buffer vb = { .index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-					  .memory = V4L2_MEMORY_MMAP };
-		err = camera_ioctl(fd, VIDIOC_QUERYBUF, &vb);
-		if (err < 0)
-			return err;
-		bool ours;
-		int memfd = uvcuse_fetch_memfd(ioctl, fd, vb.m.offset, vb.length, &ours);
-		if (memfd < 0)
-			return memfd;
-		c->bufs[i].memfd = memfd;
-		c->bufs[i].length = vb.length;
-	}
+	err = take_buffers(c, fd);
+	if (err < 0)
+		return err;
 	c->mode = *m;
 	c->sizeimage = f.fmt.pix.sizeimage;
 	c->bytesperline = f.fmt.pix.bytesperline;
