@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "uvcuse/passed_fds.h"
 #include "uvcuse/uvcuse.h"
 
 /* The request on s, with passed (>= 0) along: sendmsg's answer. */
@@ -86,21 +87,7 @@ static int recv_reply(int s, struct uvcuse_buf_reply *rep, int fd_out[2], unsign
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-		    cm->cmsg_len < CMSG_LEN(0))
-			continue;
-		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t j = 0; j < k; j++) {
-			int f;
-			memcpy(&f, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
-			if (*fds < 2)
-				fd_out[*fds] = f;
-			else
-				close(f);
-			(*fds)++;
-		}
-	}
+	*fds = uvcuse_take_passed_fds(&m, fd_out, 2, close);
 	if (n != (ssize_t)sizeof(*rep) || rep->magic != UVCUSE_MAGIC || (m.msg_flags & MSG_CTRUNC))
 		return -EPROTO;
 	return rep->status < 0 ? rep->status : 0;

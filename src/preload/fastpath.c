@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "uvcuse/passed_fds.h"
+
 struct slot fastpath_slots[FASTPATH_FDS];
 atomic_int fastpath_rings_mapped;
 /* For each fd that is one of our channel sockets: its slot's fd + 1; one
@@ -68,9 +70,9 @@ static int self_pid(void)
 }
 
 /* The raw close: ours is interposed and would come back here. */
-static void close_raw(int fd)
+static int close_raw(int fd)
 {
-	syscall(SYS_close, fd);
+	return (int)syscall(SYS_close, fd);
 }
 
 static void release_channel(struct uvcuse_ring *ring, int sock, int bell)
@@ -161,20 +163,8 @@ enum chan_call_status chan_call(int sock, uint32_t seq, uint32_t op, uvcuse_wire
 		}
 		if (n <= 0)
 			return CHAN_LOST;
-		int fd_in = -1;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-				continue;
-			size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			for (size_t j = 0; j < k; j++) {
-				int f;
-				memcpy(&f, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
-				if (fd_in < 0)
-					fd_in = f;
-				else
-					close_raw(f);
-			}
-		}
+		int fd_in;
+		uvcuse_take_passed_fds(&mh, &fd_in, 1, close_raw);
 		if (n != (ssize_t)sizeof(a) || a.magic != UVCUSE_MAGIC || a.op != op ||
 		    a.seq != seq || (mh.msg_flags & MSG_CTRUNC)) {
 			if (fd_in >= 0)

@@ -22,6 +22,7 @@
 #include "core/loop.h"
 #include "core/process.h"
 #include "share/udmabuf.h"
+#include "uvcuse/passed_fds.h"
 
 struct token {
 	void *file;
@@ -315,21 +316,8 @@ static ssize_t recv_request(struct conn *c, char *buf, size_t len, int *passed)
 			    .msg_controllen = sizeof(u.buf) };
 	*passed = -1;
 	ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return n;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t j = 0; j < k; j++) {
-			int f;
-			memcpy(&f, CMSG_DATA(cm) + j * sizeof(int), sizeof(int));
-			if (*passed < 0)
-				*passed = f;
-			else
-				close(f);
-		}
-	}
+	if (n >= 0)
+		uvcuse_take_passed_fds(&m, passed, 1, close);
 	return n;
 }
 
