@@ -50,15 +50,19 @@ int node_enum_input(struct node *n, struct v4l2_input *in)
 		return -EINVAL;
 	memset(in, 0, sizeof(*in));
 	in->index = index;
-	/* the terminal's string; without one, 6.1 names a media transport
-	 * input "Media N" and every other one "Input N", a camera terminal
-	 * too (its "Camera N" is overwritten: an else missing in
-	 * uvc_parse_standard_control) */
+	/* the terminal's string; without one, "Camera N", "Media N" (a media
+	 * transport input) or "Input N", as uvcvideo 6.12 and later name
+	 * them (6.1 overwrote a camera's "Camera N" with "Input N": an else
+	 * missing in uvc_parse_standard_control; tests/e2e/cameras.sh names
+	 * the difference against that referee) */
 	if (it->name[0]) /* cut to the field, as strscpy */
 		memcpy(in->name, it->name, strnlen(it->name, sizeof(in->name) - 1));
 	else
 		snprintf((char *)in->name, sizeof(in->name), "%s %u",
-			 it->type == UVC_ITT_MEDIA_TRANSPORT_INPUT ? "Media" : "Input", it->id);
+			 it->type == UVC_ITT_CAMERA		   ? "Camera"
+			 : it->type == UVC_ITT_MEDIA_TRANSPORT_INPUT ? "Media"
+								     : "Input",
+			 it->id);
 	if (it->type == UVC_ITT_CAMERA)
 		in->type = V4L2_INPUT_TYPE_CAMERA;
 	return 0;

@@ -68,8 +68,8 @@ views() {
 	# no-expbuf: VIDIOC_EXPBUF unsupported although /dev/udmabuf exists:
 	#   a regression.
 	# camera-input-name: a camera terminal without a name string is input
-	#   "Camera N" on uvcvideo 6.12 (and later), "Input N" on 6.1 and
-	#   uvcuse (6.1 overwrote it: an else missing); the referees differ.
+	#   "Camera N" on uvcvideo 6.12 (and later) and uvcuse, "Input N" on
+	#   6.1 (which overwrote it: an else missing); the referees differ.
 	# create-bufs-max-num-buffers: uvcvideo 6.12's vb2 fills CREATE_BUFS's
 	#   max_num_buffers (6.10+), which Debian 12's v4l2-compliance 1.22
 	#   checks as reserved: its buffer test fails on the kernel's node.

@@ -236,8 +236,9 @@ START_TEST(inputs)
 	memset(&in, 0xa5, sizeof(in));
 	in.index = 0;
 	ck_assert_int_eq(ioctl_(&f, VIDIOC_ENUMINPUT, &in), 0);
-	/* uvcvideo 6.1's name for a camera terminal without a string */
-	ck_assert_str_eq((char *)in.name, "Input 1");
+	/* uvcvideo 6.12's name for a camera terminal without a string (6.1
+	 * said "Input 1") */
+	ck_assert_str_eq((char *)in.name, "Camera 1");
 	ck_assert_uint_eq(in.type, V4L2_INPUT_TYPE_CAMERA);
 	ck_assert_uint_eq(in.std, 0);
 	ck_assert_uint_eq(in.status, 0);
@@ -317,7 +318,7 @@ START_TEST(inputs_through_a_selector_unit)
 	node_open(&n2, &f);
 	struct v4l2_input in = { .index = 0 };
 	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), 0);
-	ck_assert_str_eq((char *)in.name, "Input 1");
+	ck_assert_str_eq((char *)in.name, "Camera 1");
 	ck_assert_uint_eq(in.type, V4L2_INPUT_TYPE_CAMERA);
 	in = (struct v4l2_input){ .index = 1 };
 	ck_assert_int_eq(node_ioctl(&n2, &f, VIDIOC_ENUMINPUT, &in, NULL, 0, false, NULL, NULL), 0);
