@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The node streaming to PipeWire (camera_priv.h): the negotiated mode set
- * on the node with its buffers (the daemon's memfds, which camera.c hands
- * to PipeWire), QBUF of the ones PipeWire gives back and DQBUF of frames
+ * on the node with its buffers (the daemon's memfds, and dma-bufs over them
+ * where it makes them, which camera.c hands to PipeWire), QBUF of the ones PipeWire gives back and DQBUF of frames
  * into the graph, the node's fd watched only while a buffer is queued to
  * it.
  *
@@ -9,7 +9,7 @@
  * free list), then we QBUF it to the node; DQBUF hands it back to
  * PipeWire with pw_stream_queue_buffer, and pw_stream_trigger_process
  * runs the graph (we are its driver: the camera's frames are the clock).
- * Consumers map the memfd the daemon writes the frame into. */
+ * Consumers map the memfd (or dma-buf) the daemon writes the frame into. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

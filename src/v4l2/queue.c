@@ -76,8 +76,6 @@ static uint32_t buf_caps(const struct vq *q)
 	       V4L2_BUF_CAP_SUPPORTS_USERPTR | (q->dmabuf ? V4L2_BUF_CAP_SUPPORTS_DMABUF : 0);
 }
 
-/* __vb2_queue_cancel: every buffer back to the app, lists emptied, not
- * streaming, error cleared, PREPARED forgotten. */
 /* The driver starts (start) or stops writing b: an imported dma-buf's
  * memory hears of it (the sync hook). */
 static void sync_write(struct vq *q, struct vq_buffer *b, bool start)
@@ -86,6 +84,8 @@ static void sync_write(struct vq *q, struct vq_buffer *b, bool start)
 		q->mem_ops->sync(q->mem_data, b, start);
 }
 
+/* __vb2_queue_cancel: every buffer back to the app, lists emptied, not
+ * streaming, error cleared, PREPARED forgotten. */
 static void queue_cancel(struct vq *q)
 {
 	q->streaming = false;
